@@ -40,6 +40,12 @@ static struct proto sdp_proto = {
 	.obj_size	= sizeof(struct sdp_sock),
 };
 
+/* Last sock_put(): the socket is gone from every list and queue. */
+static void sdp_sk_destruct(struct sock *sk)
+{
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+}
+
 static int sdp_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
@@ -148,8 +154,10 @@ static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP);
 
 /* Errors follow inet_create() so that a program sees for SDP what it sees
  * for AF_INET: a protocol number out of range is EINVAL, a socket type
- * SDP does not provide is ESOCKTNOSUPPORT, a protocol other than TCP on a
- * stream socket is EPROTONOSUPPORT.
+ * SDP does not provide is ESOCKTNOSUPPORT, except SOCK_RAW without a
+ * protocol, which inet_create() refuses with EPROTONOSUPPORT before it
+ * looks further, and a protocol other than TCP on a stream socket is
+ * EPROTONOSUPPORT.
  */
 static int sdp_create(struct net *net, struct socket *sock, int protocol,
 		      int kern, int family, const struct proto_ops *ops)
@@ -160,6 +168,8 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 
 	if (protocol < 0 || protocol >= IPPROTO_MAX)
 		return -EINVAL;
+	if (sock->type == SOCK_RAW && protocol == IPPROTO_IP)
+		return -EPROTONOSUPPORT;
 	if (sock->type != SOCK_STREAM)
 		return -ESOCKTNOSUPPORT;
 	if (protocol != IPPROTO_IP && protocol != IPPROTO_TCP)
@@ -174,6 +184,8 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 	sock_init_data(sock, sk);
 	sk->sk_protocol = IPPROTO_TCP;
 	sk->sk_state = TCP_CLOSE;
+	sk->sk_destruct = sdp_sk_destruct;
+	sock_prot_inuse_add(net, &sdp_proto, 1);
 
 	ssk = sdp_sk(sk);
 	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
@@ -181,7 +193,7 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 	cm_id = sdp_cm_create_id(sk);
 	if (IS_ERR(cm_id)) {
 		sock->sk = NULL;
-		sk_free(sk);
+		sk_free(sk);	/* runs sdp_sk_destruct() */
 		return PTR_ERR(cm_id);
 	}
 	ssk->cm_id = cm_id;

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ib_sdp: Sockets Direct Protocol for Linux.
+#
+#   make                build net/sdp/ib_sdp.ko, userspace/ and selftests/
+#   make deps           install (apt) what building and testing need
+#   make install        install the module (updates/), run depmod, and
+#                       install the uapi header and userspace tools
+#   make check          deps + build + all tests in the qemu test bed
+#   make demo           deps + build + boot the test bed and show ib_sdp
+#   make checkpatch     checkpatch --strict on the kernel sources
+#
+# KVER selects the kernel (default: the newest installed kernel with
+# headers); KDIR its build tree (default /lib/modules/$(KVER)/build).
+
+KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{print $$4}' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
+
+export KVER
+
+.PHONY: all module userspace selftests deps install uninstall check demo \
+	checkpatch clean
+
+all: module userspace selftests
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' or set KVER/KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	$(MAKE) -C userspace
+
+selftests:
+	$(MAKE) -C selftests
+
+deps:
+	testbed/install-deps
+
+# Installs what 'make' built; does not rebuild (it runs in the test bed
+# too, where the source tree is not to be rebuilt).
+install:
+	@test -f net/sdp/ib_sdp.ko || { echo "net/sdp/ib_sdp.ko missing: run 'make' first" >&2; exit 1; }
+	install -D -m 0644 net/sdp/ib_sdp.ko $(MODDIR)/ib_sdp.ko
+	install -D -m 0644 include/uapi/linux/sdp.h $(DESTDIR)$(PREFIX)/include/linux/sdp.h
+	$(MAKE) -C userspace install
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+uninstall:
+	rm -f $(MODDIR)/ib_sdp.ko $(DESTDIR)$(PREFIX)/include/linux/sdp.h
+	$(MAKE) -C userspace uninstall
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+# Sub-makes, so that KVER is found after deps installed the kernel.
+check:
+	$(MAKE) deps
+	$(MAKE) all
+	testbed/check
+
+demo:
+	$(MAKE) deps
+	$(MAKE) all
+	testbed/demo
+
+checkpatch:
+	testbed/checkpatch
+
+clean:
+	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C userspace clean
+	$(MAKE) -C selftests clean
+	rm -rf build

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tiny assertion helpers for the ib_sdp selftests.  Each CHECK prints one
+ * "# ok" or "# FAIL" diagnostic line (TAP comments); the program's exit
+ * status tells the runner whether the test passed.
+ */
+#ifndef SDP_SELFTEST_CHECK_H
+#define SDP_SELFTEST_CHECK_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KSFT_PASS 0
+#define KSFT_FAIL 1
+#define KSFT_SKIP 4
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond, fmt, ...) do {					\
+	check_count++;							\
+	if (cond) {							\
+		printf("# ok   " fmt "\n", ##__VA_ARGS__);		\
+	} else {							\
+		check_failures++;					\
+		printf("# FAIL " fmt "  [%s:%d]\n", ##__VA_ARGS__,	\
+		       __FILE__, __LINE__);				\
+	}								\
+	fflush(stdout);							\
+} while (0)
+
+/* Print "N checks, M failed" and return the exit status. */
+static inline int check_exit(void)
+{
+	printf("# %d checks, %d failed\n", check_count, check_failures);
+	return check_failures ? KSFT_FAIL : KSFT_PASS;
+}
+
+/* "0" for success, else the errno's name, for messages. */
+static inline const char *errname(int err)
+{
+	static char buf[8][32];
+	static int i;
+
+	if (!err)
+		return "success";
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s", strerrorname_np(err) ?: "?");
+	return buf[i];
+}
+
+#endif

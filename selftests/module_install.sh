@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 'make install' puts ib_sdp where modprobe finds it; then 'modprobe
+# ib_sdp' works and socket(27, ...) / socket(28, ...) load the module by
+# themselves (net-pf-27 / net-pf-28 aliases).  'make uninstall' undoes it.
+# The test bed's root is a throw-away overlay, so installing is harmless.
+. "$(dirname "$0")/lib.sh"
+
+sdp_unload
+check "make install" make -s -C "$SDP_REPO" install >/dev/null
+check "module installed under updates/" test -f "/lib/modules/$KVER/updates/ib_sdp.ko"
+check "uapi header installed" test -f /usr/local/include/linux/sdp.h
+check_eq "modinfo finds the installed module" \
+	"/lib/modules/$KVER/updates/ib_sdp.ko" "$(modinfo -F filename ib_sdp)"
+
+check "modprobe ib_sdp" modprobe ib_sdp
+check "loaded" sdp_loaded
+check "modprobe -r ib_sdp" modprobe -r ib_sdp
+check "unloaded" bash -c '! [ -d /sys/module/ib_sdp ]'
+
+for fam in 27 28; do
+	check_eq "socket($fam, SOCK_STREAM, 0) autoloads ib_sdp" ready "$(sdp_hold $fam </dev/null)"
+	check "loaded by socket($fam)" sdp_loaded
+	check "unload" rmmod ib_sdp
+done
+
+check "make uninstall" make -s -C "$SDP_REPO" uninstall >/dev/null
+check "modprobe ib_sdp fails once uninstalled" bash -c '! modprobe ib_sdp 2>/dev/null'
+check "socket(27) fails with EAFNOSUPPORT once uninstalled" \
+	bash -c '[ "$(sdp_hold 27 </dev/null 2>&1)" = "sdp_hold: socket: Address family not supported by protocol" ]'
+finish

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run one suite of the ib_sdp selftests and print TAP (version 13).
+#
+# Usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]
+#   vm      TEST_GEN_PROGS and TEST_PROGS, inside a test bed VM
+#   pair-a  TEST_PAIR_PROGS with argument "a", in VM a of a pair
+#   pair-b  TEST_PAIR_PROGS with argument "b", in VM b of a pair
+#   host    TEST_HOST_PROGS, on the build host
+# A test passes with exit 0, is skipped with exit 4 (kselftest's KSFT_SKIP)
+# and fails otherwise.  Each has TEST_TIMEOUT seconds (default 600).
+set -u
+cd "$(dirname "$0")" || exit 1
+
+mode=${1:?usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]}
+shift
+arg=""
+case "$mode" in
+vm) vars="TEST_GEN_PROGS TEST_PROGS" ;;
+pair-a) vars=TEST_PAIR_PROGS arg=a ;;
+pair-b) vars=TEST_PAIR_PROGS arg=b ;;
+host) vars=TEST_HOST_PROGS ;;
+*) echo "run_tests.sh: unknown suite $mode" >&2; exit 2 ;;
+esac
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=()
+	for v in $vars; do
+		# shellcheck disable=SC2207
+		tests+=($(make -s --no-print-directory "list-$v"))
+	done
+fi
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+n=0 failed=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	echo "# selftests: sdp: $t"
+	start=$(date +%s)
+	timeout -k 10 "${TEST_TIMEOUT:-600}" "./$t" $arg 2>&1 | sed -u 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	secs=$(( $(date +%s) - start ))
+	case "$rc" in
+	0) echo "ok $n selftests: sdp: $t # ${secs}s" ;;
+	4) echo "ok $n selftests: sdp: $t # SKIP" ;;
+	124) echo "not ok $n selftests: sdp: $t # TIMEOUT ${TEST_TIMEOUT:-600}s"
+	     failed=$((failed + 1)) ;;
+	*) echo "not ok $n selftests: sdp: $t # exit=$rc"
+	   failed=$((failed + 1)) ;;
+	esac
+done
+[ "$failed" = 0 ]
