@@ -3,7 +3,7 @@
 # Run one suite of the ib_sdp selftests and print TAP (version 13).
 #
 # Usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]
-#   vm      TEST_GEN_PROGS and TEST_PROGS, inside a test bed VM
+#   vm      TEST_PROGS, inside a test bed VM
 #   pair-a  TEST_PAIR_PROGS with argument "a", in VM a of a pair
 #   pair-b  TEST_PAIR_PROGS with argument "b", in VM b of a pair
 #   host    TEST_HOST_PROGS, on the build host
@@ -16,7 +16,7 @@ mode=${1:?usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]}
 shift
 arg=""
 case "$mode" in
-vm) vars="TEST_GEN_PROGS TEST_PROGS" ;;
+vm) vars=TEST_PROGS ;;
 pair-a) vars=TEST_PAIR_PROGS arg=a ;;
 pair-b) vars=TEST_PAIR_PROGS arg=b ;;
 host) vars=TEST_HOST_PROGS ;;
