@@ -26,6 +26,8 @@
 #include <rdma/rdma_cm.h>
 #include <uapi/linux/sdp.h>
 
+#include "sdp_wire.h"
+
 #define SDP_MODULE_VERSION	"0.1.0"
 
 struct sdp_sock {
