@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # dkms.conf builds the module against the installed headers: 'dkms add'
-# and 'dkms build' in a private DKMS tree (nothing outside it changes), and
+# and 'dkms build' in a private DKMS tree and source tree (dkms itself may
+# create its module signing key in /var/lib/dkms the first time), and
 # the module built has the version dkms.conf declares and the kernel's
 # vermagic.
 # The kernel 'make' builds for (before lib.sh defaults KVER to uname -r).

@@ -12,8 +12,7 @@ sdp_unload
 ok=0
 for i in $(seq 50); do
 	sdp_load || break
-	sdp_socket_one=$(sdp_hold 27 </dev/null)
-	[ "$sdp_socket_one" = ready ] || break
+	[ "$(sdp_hold 27 </dev/null)" = ready ] || break
 	[ "$(sdp_pd_count)" = 1 ] || break
 	rmmod ib_sdp || break
 	[ "$(sdp_pd_count)" = 0 ] || break
