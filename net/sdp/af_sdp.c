@@ -16,8 +16,12 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
+#include <asm/ioctls.h>
+#include <linux/sockios.h>
 #include <linux/in.h>
+#include <linux/sched/signal.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "sdp.h"
 
@@ -34,40 +38,345 @@ module_param_named(sdp_zcopy_thresh, sdp_zcopy_thresh, int, 0644);
 MODULE_PARM_DESC(sdp_zcopy_thresh,
 		 "default SDP_ZCOPY_THRESH of new sockets, bytes; 0 = no zero copy (default 65536)");
 
+int sdp_rx_size = 64;
+module_param(sdp_rx_size, int, 0644);
+MODULE_PARM_DESC(sdp_rx_size,
+		 "receive buffers per connection = most credits granted (4..1024, default 64)");
+
+int rcvbuf_initial_size = 32 * 1024;
+module_param(rcvbuf_initial_size, int, 0644);
+MODULE_PARM_DESC(rcvbuf_initial_size,
+		 "bytes per receive buffer = largest message accepted (1024..262144, default 32768)");
+
+int sdp_inline_thresh = 256;
+module_param(sdp_inline_thresh, int, 0644);
+MODULE_PARM_DESC(sdp_inline_thresh,
+		 "messages up to this many bytes are sent inline if the device can (default 256)");
+
+struct workqueue_struct *sdp_wq;
+
 static struct proto sdp_proto = {
 	.name		= "SDP",
 	.owner		= THIS_MODULE,
 	.obj_size	= sizeof(struct sdp_sock),
+	.release_cb	= sdp_release_cb,
 };
+
+int sdp_addr_family(const struct sock *sk)
+{
+	return sk->sk_family == af_inet6_sdp ? AF_INET6 : AF_INET;
+}
 
 /* Last sock_put(): the socket is gone from every list and queue. */
 static void sdp_sk_destruct(struct sock *sk)
 {
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags));
+	sdp_bufs_free(ssk);
+	sdp_sock_list_del(ssk);
+	mutex_destroy(&ssk->teardown_lock);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+}
+
+/**
+ * sdp_sk_alloc - allocate and initialise an SDP socket
+ * @net: its namespace
+ * @family: the SDP family number
+ * @kern: a kernel socket
+ * @sock: the struct socket, or NULL for a child of a listener
+ */
+struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
+			  struct socket *sock)
+{
+	struct sdp_sock *ssk;
+	struct sock *sk;
+
+	sk = sk_alloc(net, family, GFP_KERNEL, &sdp_proto, kern);
+	if (!sk)
+		return NULL;
+	sock_init_data(sock, sk);
+	sk->sk_type = SOCK_STREAM;
+	sk->sk_protocol = IPPROTO_TCP;
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_destruct = sdp_sk_destruct;
+	sk->sk_write_space = sdp_write_space;
+
+	ssk = sdp_sk(sk);
+	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
+	INIT_LIST_HEAD(&ssk->accept_queue);
+	INIT_LIST_HEAD(&ssk->accept_node);
+	sdp_conn_init(ssk);
+	sock_prot_inuse_add(net, &sdp_proto, 1);
+	sdp_sock_list_add(ssk);
+	return sk;
+}
+
+/* Under the socket lock: what close() does to the connection. */
+static void sdp_close_conn(struct sdp_sock *ssk)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	long timeo;
+
+	switch (sk->sk_state) {
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECV:
+		sdp_conn_abort(ssk, 0, false);
+		break;
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+	case TCP_FIN_WAIT1:
+	case TCP_FIN_WAIT2:
+	case TCP_CLOSING:
+	case TCP_LAST_ACK:
+		/* unread data or SO_LINGER {1, 0}: reset, as TCP does */
+		if (READ_ONCE(ssk->rx_bytes) ||
+		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
+			sdp_conn_abort(ssk, 0, true);
+			break;
+		}
+		sdp_shutdown_send(ssk);
+		if (!sock_flag(sk, SOCK_LINGER) || (current->flags & PF_EXITING))
+			break;
+		/* SO_LINGER: wait until the peer has all, or the time is up */
+		timeo = sk->sk_lingertime;
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (timeo && !signal_pending(current) &&
+		       !test_bit(SDP_F_DISCONN_DONE, &ssk->flags) &&
+		       sdp_conn_usable(ssk))
+			sk_wait_event(sk, &timeo,
+				      test_bit(SDP_F_DISCONN_DONE, &ssk->flags) ||
+				      !sdp_conn_usable(ssk), &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		break;
+	}
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+}
+
+/**
+ * sdp_sk_orphan_put - close a socket on behalf of its owner and drop the
+ *		       owner's reference
+ * @sk: the socket, not locked
+ * @in_handler: called from the rdma_cm handler of the socket's own id
+ *
+ * Return: in the handler, 1 if rdma_cm must destroy the id; else 0.
+ */
+int sdp_sk_orphan_put(struct sock *sk, bool in_handler)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct rdma_cm_id *id = NULL;
+	int ret = 0;
+
+	lock_sock(sk);
+	sdp_close_conn(ssk);
+	sock_orphan(sk);
+	if (!test_bit(SDP_F_CONN, &ssk->flags)) {
+		id = ssk->cm_id;
+		ssk->cm_id = NULL;
+	} else {
+		sdp_fin_timer_arm(ssk);
+	}
+	release_sock(sk);
+
+	if (id && in_handler)
+		ret = 1;
+	else if (id)
+		rdma_destroy_id(id);	/* not under the lock: see sdp.h */
+	sock_put(sk);
+	return ret;
 }
 
 static int sdp_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
-	struct rdma_cm_id *cm_id;
 
 	if (!sk)
 		return 0;
+	if (sk->sk_state == TCP_LISTEN)
+		sdp_listen_stop(sk);
+	sock->sk = NULL;
+	sdp_sk_orphan_put(sk, false);
+	return 0;
+}
+
+static int sdp_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int err = 0;
+
+	/* SHUT_RD (0) -> RCV_SHUTDOWN ... SHUT_RDWR (2) -> SHUTDOWN_MASK */
+	how++;
+	if ((how & ~SHUTDOWN_MASK) || !how)
+		return -EINVAL;
 
 	lock_sock(sk);
-	cm_id = sdp_sk(sk)->cm_id;
-	sdp_sk(sk)->cm_id = NULL;
-	sk->sk_state = TCP_CLOSE;
-	sock_orphan(sk);
-	sock->sk = NULL;
+	if (sock->state == SS_CONNECTING) {
+		if ((1 << sk->sk_state) &
+		    (TCPF_SYN_SENT | TCPF_SYN_RECV | TCPF_CLOSE))
+			sock->state = SS_DISCONNECTING;
+		else
+			sock->state = SS_CONNECTED;
+	}
+
+	switch (sk->sk_state) {
+	case TCP_CLOSE:
+		err = -ENOTCONN;
+		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+		break;
+	case TCP_LISTEN:
+		if (!(how & RCV_SHUTDOWN))
+			break;
+		release_sock(sk);
+		sdp_listen_stop(sk);
+		lock_sock(sk);
+		sock->state = SS_UNCONNECTED;
+		break;
+	case TCP_SYN_SENT:
+		sdp_conn_abort(ssk, 0, false);
+		sock->state = SS_UNCONNECTED;
+		break;
+	default:
+		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+		if (how & SEND_SHUTDOWN)
+			sdp_shutdown_send(ssk);
+		break;
+	}
+	sk->sk_state_change(sk);
 	release_sock(sk);
+	return err;
+}
 
-	/* Sleeps until the id's handlers have returned: not under the lock. */
-	if (cm_id)
-		rdma_destroy_id(cm_id);
+/* As tcp_poll(), for what SDP has. */
+static __poll_t sdp_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	__poll_t mask = 0;
+	u8 shutdown;
+	int state;
 
-	sock_put(sk);	/* the reference sk_alloc() gave the socket */
-	return 0;
+	sock_poll_wait(file, sock, wait);
+
+	state = READ_ONCE(sk->sk_state);
+	if (state == TCP_LISTEN)
+		return READ_ONCE(ssk->accept_count) ? EPOLLIN | EPOLLRDNORM : 0;
+
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (shutdown == SHUTDOWN_MASK || state == TCP_CLOSE)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+
+	if (state != TCP_SYN_SENT && state != TCP_SYN_RECV) {
+		if (READ_ONCE(ssk->rx_bytes) &&
+		    READ_ONCE(ssk->rx_bytes) >= sock_rcvlowat(sk, 0, INT_MAX))
+			mask |= EPOLLIN | EPOLLRDNORM;
+
+		if (!(shutdown & SEND_SHUTDOWN)) {
+			if (sdp_writable(ssk)) {
+				mask |= EPOLLOUT | EPOLLWRNORM;
+			} else {
+				sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+				set_bit(SOCK_NOSPACE, &sock->flags);
+				smp_mb__after_atomic();
+				if (sdp_writable(ssk))
+					mask |= EPOLLOUT | EPOLLWRNORM;
+			}
+		} else {
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		}
+	}
+	if (READ_ONCE(sk->sk_err) ||
+	    !skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int val;
+
+	switch (cmd) {
+	case SIOCINQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		val = READ_ONCE(ssk->rx_bytes);
+		break;
+	case SIOCOUTQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		lock_sock(sk);
+		val = ssk->tx_queued + ssk->tx_inflight_bytes;
+		release_sock(sk);
+		break;
+	case SIOCOUTQNSD:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		lock_sock(sk);
+		val = ssk->tx_queued;
+		release_sock(sk);
+		break;
+	case SIOCATMARK:
+		val = 0;	/* no urgent data yet */
+		break;
+	default:
+		return -ENOIOCTLCMD;
+	}
+	return put_user(val, (int __user *)arg);
+}
+
+static int sdp_setsockopt_tcp(struct sock *sk, int optname, int val)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int err = 0;
+
+	lock_sock(sk);
+	switch (optname) {
+	case TCP_NODELAY:
+		ssk->nodelay = !!val;
+		if (val)
+			sdp_tx_flush(ssk);
+		break;
+	case TCP_CORK:
+		ssk->cork = !!val;
+		if (!val)
+			sdp_tx_flush(ssk);
+		break;
+	case TCP_MAXSEG:
+		if (val && (val < TCP_MIN_MSS || val > MAX_TCP_WINDOW))
+			err = -EINVAL;
+		else
+			ssk->user_mss = val;
+		break;
+	case TCP_KEEPIDLE:
+		if (val < 1 || val > MAX_TCP_KEEPIDLE)
+			err = -EINVAL;
+		else
+			ssk->keepidle = val;
+		break;
+	case TCP_KEEPINTVL:
+		if (val < 1 || val > MAX_TCP_KEEPINTVL)
+			err = -EINVAL;
+		else
+			ssk->keepintvl = val;
+		break;
+	case TCP_KEEPCNT:
+		if (val < 1 || val > MAX_TCP_KEEPCNT)
+			err = -EINVAL;
+		else
+			ssk->keepcnt = val;
+		break;
+	default:
+		err = -ENOPROTOOPT;
+		break;
+	}
+	release_sock(sk);
+	return err;
 }
 
 static int sdp_setsockopt(struct socket *sock, int level, int optname,
@@ -76,15 +385,17 @@ static int sdp_setsockopt(struct socket *sock, int level, int optname,
 	struct sock *sk = sock->sk;
 	int val;
 
-	if (level != SOL_SDP)
+	if (level != SOL_SDP && level != SOL_TCP)
 		return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	if (level == SOL_TCP)
+		return sdp_setsockopt_tcp(sk, optname, val);
 
 	switch (optname) {
 	case SDP_ZCOPY_THRESH:
-		if (optlen < sizeof(int))
-			return -EINVAL;
-		if (copy_from_sockptr(&val, optval, sizeof(val)))
-			return -EFAULT;
 		if (val < 0)
 			return -EINVAL;
 		lock_sock(sk);
@@ -96,28 +407,65 @@ static int sdp_setsockopt(struct socket *sock, int level, int optname,
 	}
 }
 
+static int sdp_getsockopt_tcp(struct sock *sk, int optname, int *val)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	switch (optname) {
+	case TCP_NODELAY:
+		*val = ssk->nodelay;
+		return 0;
+	case TCP_CORK:
+		*val = ssk->cork;
+		return 0;
+	case TCP_MAXSEG:
+		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
+			*val = ssk->tx_msg_max - sizeof(struct sdp_bsdh);
+		else
+			*val = ssk->user_mss ? : TCP_MSS_DEFAULT;
+		return 0;
+	case TCP_KEEPIDLE:
+		*val = ssk->keepidle ? : TCP_KEEPALIVE_TIME / HZ;
+		return 0;
+	case TCP_KEEPINTVL:
+		*val = ssk->keepintvl ? : TCP_KEEPALIVE_INTVL / HZ;
+		return 0;
+	case TCP_KEEPCNT:
+		*val = ssk->keepcnt ? : TCP_KEEPALIVE_PROBES;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
 static int sdp_getsockopt(struct socket *sock, int level, int optname,
 			  char __user *optval, int __user *optlen)
 {
 	struct sdp_sock *ssk = sdp_sk(sock->sk);
-	int val, len;
+	int val, len, err;
 
-	if (level != SOL_SDP)
+	if (level != SOL_SDP && level != SOL_TCP)
 		return -ENOPROTOOPT;
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
 
-	switch (optname) {
-	case SDP_ZCOPY_THRESH:
-		val = READ_ONCE(ssk->zcopy_thresh);
-		break;
-	case SDP_LAST_BIND_ERR:
-		val = READ_ONCE(ssk->last_bind_err);
-		break;
-	default:
-		return -ENOPROTOOPT;
+	if (level == SOL_TCP) {
+		err = sdp_getsockopt_tcp(sock->sk, optname, &val);
+		if (err)
+			return err;
+	} else {
+		switch (optname) {
+		case SDP_ZCOPY_THRESH:
+			val = READ_ONCE(ssk->zcopy_thresh);
+			break;
+		case SDP_LAST_BIND_ERR:
+			val = READ_ONCE(ssk->last_bind_err);
+			break;
+		default:
+			return -ENOPROTOOPT;
+		}
 	}
 
 	len = min_t(unsigned int, len, sizeof(int));
@@ -131,19 +479,19 @@ static int sdp_getsockopt(struct socket *sock, int level, int optname,
 	.family		= (_family),				\
 	.owner		= THIS_MODULE,				\
 	.release	= sdp_release,				\
-	.bind		= sock_no_bind,				\
-	.connect	= sock_no_connect,			\
+	.bind		= sdp_bind,				\
+	.connect	= sdp_connect,				\
 	.socketpair	= sock_no_socketpair,			\
-	.accept		= sock_no_accept,			\
-	.getname	= sock_no_getname,			\
-	.poll		= datagram_poll,			\
-	.ioctl		= sock_no_ioctl,			\
-	.listen		= sock_no_listen,			\
-	.shutdown	= sock_no_shutdown,			\
+	.accept		= sdp_accept,				\
+	.getname	= sdp_getname,				\
+	.poll		= sdp_poll,				\
+	.ioctl		= sdp_ioctl,				\
+	.listen		= sdp_listen,				\
+	.shutdown	= sdp_shutdown,				\
 	.setsockopt	= sdp_setsockopt,			\
 	.getsockopt	= sdp_getsockopt,			\
-	.sendmsg	= sock_no_sendmsg,			\
-	.recvmsg	= sock_no_recvmsg,			\
+	.sendmsg	= sdp_sendmsg,				\
+	.recvmsg	= sdp_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
 	.sendpage	= sock_no_sendpage,			\
 }
@@ -163,7 +511,6 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 		      int kern, int family, const struct proto_ops *ops)
 {
 	struct rdma_cm_id *cm_id;
-	struct sdp_sock *ssk;
 	struct sock *sk;
 
 	if (protocol < 0 || protocol >= IPPROTO_MAX)
@@ -175,20 +522,11 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 	if (protocol != IPPROTO_IP && protocol != IPPROTO_TCP)
 		return -EPROTONOSUPPORT;
 
-	sk = sk_alloc(net, family, GFP_KERNEL, &sdp_proto, kern);
-	if (!sk)
-		return -ENOMEM;
-
 	sock->state = SS_UNCONNECTED;
 	sock->ops = ops;
-	sock_init_data(sock, sk);
-	sk->sk_protocol = IPPROTO_TCP;
-	sk->sk_state = TCP_CLOSE;
-	sk->sk_destruct = sdp_sk_destruct;
-	sock_prot_inuse_add(net, &sdp_proto, 1);
-
-	ssk = sdp_sk(sk);
-	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
+	sk = sdp_sk_alloc(net, family, kern, sock);
+	if (!sk)
+		return -ENOMEM;
 
 	cm_id = sdp_cm_create_id(sk);
 	if (IS_ERR(cm_id)) {
@@ -196,7 +534,7 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 		sk_free(sk);	/* runs sdp_sk_destruct() */
 		return PTR_ERR(cm_id);
 	}
-	ssk->cm_id = cm_id;
+	sdp_sk(sk)->cm_id = cm_id;
 	return 0;
 }
 
@@ -244,13 +582,21 @@ static int __init sdp_init(void)
 	sdp_inet6_family.family = af_inet6_sdp;
 	sdp_inet6_ops.family = af_inet6_sdp;
 
+	sdp_wq = alloc_workqueue("ib_sdp", WQ_MEM_RECLAIM, 0);
+	if (!sdp_wq)
+		return -ENOMEM;
+
 	err = proto_register(&sdp_proto, 1);
 	if (err)
-		return err;
+		goto err_wq;
+
+	err = sdp_proc_init();
+	if (err)
+		goto err_proto;
 
 	err = sdp_dev_init();
 	if (err)
-		goto err_proto;
+		goto err_proc;
 
 	err = sock_register(&sdp_inet_family);
 	if (err) {
@@ -269,8 +615,12 @@ err_inet:
 	sock_unregister(af_inet_sdp);
 err_dev:
 	sdp_dev_exit();
+err_proc:
+	sdp_proc_exit();
 err_proto:
 	proto_unregister(&sdp_proto);
+err_wq:
+	destroy_workqueue(sdp_wq);
 	return err;
 }
 
@@ -279,7 +629,9 @@ static void __exit sdp_exit(void)
 	sock_unregister(af_inet6_sdp);
 	sock_unregister(af_inet_sdp);
 	sdp_dev_exit();
+	sdp_proc_exit();
 	proto_unregister(&sdp_proto);
+	destroy_workqueue(sdp_wq);
 }
 
 module_init(sdp_init);

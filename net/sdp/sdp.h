@@ -2,25 +2,49 @@
 /*
  * ib_sdp: Sockets Direct Protocol, shared definitions.
  *
- * Objects and their lifetimes:
- *
+ * Objects and their lifetimes
+ * ---------------------------
  *  struct sdp_sock     one per SDP socket; struct sock comes first so that
  *                      sdp_sk() is a container_of().  Freed by the last
- *                      sock_put().  Owns its rdma_cm_id from creation
- *                      (sdp_create()) to release (sdp_release()).
+ *                      sock_put().  References:
+ *                        - the file's, from sk_alloc() to sdp_release();
+ *                          for a child not yet accepted, the listener's
+ *                          accept queue (or the embryo) owns it instead;
+ *                        - the connection's, taken when the QP is created
+ *                          (sdp_conn_create()) and put when it is torn down
+ *                          (sdp_conn_teardown());
+ *                        - one per queued work item (teardown, fin timer).
  *
- *  struct sdp_device   one per RDMA device, created by the ib_client add
- *                      callback and dropped by remove; refcounted (kref)
- *                      so that a connection can keep it while it uses its
- *                      protection domain.
+ *  struct sdp_device   one per RDMA device (sdp_dev.c), refcounted; each
+ *                      connection holds a reference while it uses the PD.
  *
- * Locking: the socket lock (lock_sock()) protects every field of
- * struct sdp_sock that is not marked otherwise.
+ *  rdma_cm_id          owned by the socket.  Whoever sets ssk->cm_id to
+ *                      NULL (under the socket lock) destroys it, outside
+ *                      the lock: sdp_release() if no connection needs it
+ *                      any more, else the teardown work once the socket is
+ *                      orphaned, or rdma_cm itself when the event handler
+ *                      returns non-zero.
+ *
+ * Locking
+ * -------
+ * The socket lock protects every field of struct sdp_sock not marked
+ * otherwise, as in TCP: process context takes lock_sock(); completion
+ * callbacks (softirq) take bh_lock_sock() and, if a process owns the
+ * socket, queue the completed buffer on ->backlog for sdp_release_cb().
+ * rdma_cm calls the handler with the id's handler mutex held, and the
+ * handler takes the socket lock: so the socket lock is never held while
+ * calling an rdma_cm function that takes the handler mutex
+ * (rdma_destroy_id(), rdma_connect()).  A child's lock is never held while
+ * its listener's is taken.
+ *
+ * Fields read without the lock (poll, /proc) are written with WRITE_ONCE().
  */
 #ifndef _SDP_H
 #define _SDP_H
 
 #include <linux/kref.h>
+#include <linux/workqueue.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -28,18 +52,133 @@
 
 #include "sdp_wire.h"
 
-#define SDP_MODULE_VERSION	"0.1.0"
+#define SDP_MODULE_VERSION	"0.2.0"
+
+#define SDP_TX_SIZE		64	/* send buffers per connection */
+#define SDP_CTRL_BUFS		4	/* header-only sends (credits, DisConn) */
+#define SDP_MIN_BUFS		4	/* fewest receive buffers a peer may post */
+#define SDP_MAX_BUFS		1024
+#define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
+#define SDP_MAX_BUF_SIZE	(256 * 1024)
+#define SDP_CREDITS_RESERVED	1	/* kept for credit updates and DisConn */
+#define SDP_RESOLVE_TIMEOUT_MS	2000
+#define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
+
+/* A registered buffer: a receive buffer, a send buffer or a control send. */
+enum sdp_buf_kind {
+	SDP_BUF_RX,
+	SDP_BUF_TX,
+	SDP_BUF_CTRL,
+};
+
+struct sdp_buf {
+	struct ib_cqe		cqe;
+	struct list_head	list;	/* free, queued, rx data or backlog */
+	struct sdp_sock		*ssk;
+	void			*data;
+	u64			dma;
+	u32			size;	/* bytes allocated */
+	u32			len;	/* rx: bytes received; tx: bytes filled */
+	u32			off;	/* rx: next byte to read */
+	u8			kind;	/* enum sdp_buf_kind */
+	u8			status;	/* enum ib_wc_status of the completion */
+	u8			mid;	/* tx: the message id posted */
+};
+
+/* ssk->flags, under the socket lock */
+enum {
+	SDP_F_BOUND,		/* rdma_bind_addr() done */
+	SDP_F_ID_USED,		/* cm_id went past bind: a new connect needs a new id */
+	SDP_F_CONN,		/* QP, CQ and buffers exist */
+	SDP_F_TEARDOWN,		/* teardown queued or running: post nothing */
+	SDP_F_WAS_CONNECTED,	/* reached ESTABLISHED once */
+	SDP_F_DISCONN_PEND,	/* DisConn to send after the queued data */
+	SDP_F_DISCONN_SENT,	/* DisConn posted */
+	SDP_F_DISCONN_DONE,	/* DisConn send completed (peer has it) */
+	SDP_F_DISCONN_RCVD,	/* peer's DisConn received */
+	SDP_F_RESET,		/* connection aborted: by us or by the peer */
+	SDP_F_EMBRYO,		/* child not yet in its listener's accept queue */
+	SDP_F_FIN_TIMER,	/* fin_work scheduled */
+};
 
 struct sdp_sock {
 	struct sock		sk;		/* must be first */
-	struct rdma_cm_id	*cm_id;		/* owned; NULL once released */
+	struct rdma_cm_id	*cm_id;		/* see "rdma_cm_id" above */
+	unsigned long		flags;		/* SDP_F_* */
+	struct list_head	node;		/* sdp_sock_list, under its lock */
+	struct sockaddr_storage	local;		/* copies of the id's addresses, */
+	struct sockaddr_storage	peer;		/* for getname() and /proc */
+
+	/* listener */
+	struct list_head	accept_queue;	/* established children */
+	int			accept_count;	/* READ_ONCE in poll */
+	/* child */
+	struct sock		*parent;	/* listener, held, until accepted */
+	struct list_head	accept_node;
+
+	/* options */
 	int			zcopy_thresh;	/* SDP_ZCOPY_THRESH, bytes */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
+	bool			nodelay;	/* TCP_NODELAY */
+	bool			cork;		/* TCP_CORK */
+	bool			more;		/* MSG_MORE on the last send */
+	int			user_mss;	/* TCP_MAXSEG */
+	int			keepidle, keepintvl, keepcnt;
+
+	/* connection resources (SDP_F_CONN) */
+	struct sdp_device	*sdev;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	u32			max_inline;
+	struct mutex		teardown_lock;	/* serialises sdp_conn_teardown() */
+	struct work_struct	teardown_work;
+	struct delayed_work	fin_work;
+	struct list_head	backlog;	/* completions deferred to release_cb */
+
+	/* receive side */
+	struct sdp_buf		*rx_ring;
+	u32			rx_size;	/* buffers in the ring */
+	u32			rcv_size;	/* bytes per receive buffer */
+	u32			rx_posted;	/* buffers posted to the RQ */
+	struct list_head	rx_queue;	/* buffers with unread data */
+	u32			rx_bytes;	/* unread bytes, READ_ONCE */
+	u32			rx_mseq;	/* mseq of the last message received */
+	u32			adv_bufs;	/* bufs in the last header we sent */
+	u32			adv_ack;	/* mseq_ack in the last header we sent */
+
+	/* send side */
+	struct sdp_buf		*tx_ring;
+	u32			tx_size;
+	u32			tx_msg_max;	/* largest message the peer takes */
+	struct list_head	tx_free;
+	u32			tx_nfree;	/* READ_ONCE in poll */
+	struct list_head	tx_queue;	/* filled, not yet posted */
+	u32			tx_queued;	/* payload bytes in tx_queue */
+	u32			tx_inflight;	/* data messages posted, not completed */
+	u32			tx_inflight_bytes;
+	struct sdp_buf		*ctrl_ring;
+	struct list_head	ctrl_free;
+	u32			tx_mseq;	/* mseq of the last message sent */
+	u32			remote_ack;	/* mseq_ack from the peer */
+	u32			remote_bufs;	/* bufs from the peer */
+	u32			remote_max_bufs; /* bufs in its Hello/HelloAck */
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 {
 	return container_of(sk, struct sdp_sock, sk);
+}
+
+/* Send credits: the peer's posted buffers our messages may still fill. */
+static inline int sdp_tx_credits(const struct sdp_sock *ssk)
+{
+	return (s32)(ssk->remote_ack - ssk->tx_mseq) + (s32)ssk->remote_bufs;
+}
+
+static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
+{
+	return test_bit(SDP_F_CONN, &ssk->flags) &&
+	       !test_bit(SDP_F_TEARDOWN, &ssk->flags);
 }
 
 struct sdp_device {
@@ -48,16 +187,115 @@ struct sdp_device {
 	struct kref		ref;
 };
 
-/* af_sdp.c: module parameters */
-extern int sdp_zcopy_thresh;
+/* Counters of /proc/net/sdpstats; names in sdp_proc.c */
+enum sdp_mib_field {
+	SDP_MIB_ACTIVE_OPENS,
+	SDP_MIB_PASSIVE_OPENS,
+	SDP_MIB_CONN_REFUSED,
+	SDP_MIB_CONN_FAILED,
+	SDP_MIB_CONN_ABORTED,
+	SDP_MIB_CONN_CLOSED,
+	SDP_MIB_TX_BYTES,
+	SDP_MIB_RX_BYTES,
+	SDP_MIB_TX_DATA,
+	SDP_MIB_RX_DATA,
+	SDP_MIB_TX_CREDIT_UPDATE,
+	SDP_MIB_RX_CREDIT_UPDATE,
+	SDP_MIB_TX_DISCONN,
+	SDP_MIB_RX_DISCONN,
+	SDP_MIB_TX_ABORT,
+	SDP_MIB_RX_ABORT,
+	SDP_MIB_TX_INLINE,
+	SDP_MIB_CREDIT_STALLS,
+	SDP_MIB_SNDBUF_STALLS,
+	SDP_MIB_NAGLE_HOLDS,
+	SDP_MIB_PROTO_ERRORS,
+	SDP_MIB_HELLO_ERRORS,
+	SDP_MIB_CQ_ERRORS,
+	SDP_MIB_FIN_TIMEOUTS,
+	SDP_MIB_MAX
+};
 
-/* sdp_dev.c: the RDMA devices ib_sdp runs on */
+struct sdp_mib {
+	u64	mib[SDP_MIB_MAX];
+};
+
+struct sdp_net {
+	struct sdp_mib __percpu	*stats;
+};
+
+extern unsigned int sdp_net_id;
+
+static inline struct sdp_net *sdp_net(const struct net *net)
+{
+	return net_generic(net, sdp_net_id);
+}
+
+#define SDP_ADD_STATS(net, field, val) \
+	this_cpu_add(sdp_net(net)->stats->mib[field], (val))
+#define SDP_INC_STATS(net, field)	SDP_ADD_STATS(net, field, 1)
+
+/* af_sdp.c */
+extern int sdp_zcopy_thresh;
+extern int sdp_rx_size;
+extern int rcvbuf_initial_size;
+extern int sdp_inline_thresh;
+extern struct workqueue_struct *sdp_wq;
+struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
+			  struct socket *sock);
+int sdp_sk_orphan_put(struct sock *sk, bool in_handler);
+int sdp_addr_family(const struct sock *sk);
+
+/* sdp_dev.c */
 int sdp_dev_init(void);
 void sdp_dev_exit(void);
 struct sdp_device *sdp_dev_get(struct ib_device *ibdev);
 void sdp_dev_put(struct sdp_device *sdev);
 
-/* sdp_cm.c: connection management through rdma_cm */
+/* sdp_cm.c */
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk);
+int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+int sdp_listen(struct socket *sock, int backlog);
+int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
+	       bool kern);
+int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
+		int flags);
+int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
+void sdp_addr_snapshot(struct sdp_sock *ssk);
+void sdp_listen_stop(struct sock *sk);
+
+/* sdp_verbs.c */
+int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
+void sdp_conn_teardown(struct sdp_sock *ssk);
+void sdp_conn_queue_teardown(struct sdp_sock *ssk);
+void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);
+void sdp_bufs_free(struct sdp_sock *ssk);
+int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_release_cb(struct sock *sk);
+void sdp_fin_timer_arm(struct sdp_sock *ssk);
+void sdp_conn_init(struct sdp_sock *ssk);
+
+/* sdp_tx.c */
+int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
+void sdp_tx_flush(struct sdp_sock *ssk);
+void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid);
+bool sdp_writable(const struct sdp_sock *ssk);
+void sdp_write_space(struct sock *sk);
+void sdp_shutdown_send(struct sdp_sock *ssk);
+void sdp_disconn_done(struct sdp_sock *ssk);
+
+/* sdp_rx.c */
+int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		int flags);
+void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+bool sdp_need_credit_update(const struct sdp_sock *ssk);
+
+/* sdp_proc.c */
+int sdp_proc_init(void);
+void sdp_proc_exit(void);
+void sdp_sock_list_add(struct sdp_sock *ssk);
+void sdp_sock_list_del(struct sdp_sock *ssk);
 
 #endif /* _SDP_H */

@@ -3,19 +3,470 @@
  * ib_sdp: connection management through rdma_cm.
  *
  * Every SDP socket owns one rdma_cm_id in the RDMA_PS_TCP port space,
- * created with the socket in the socket's network namespace.  rdma_cm
- * calls sdp_cm_handler() for every event on it, in process context, with
- * the id's handler mutex held; the handler never destroys its own id.
+ * created with the socket in the socket's network namespace: bind() is
+ * rdma_bind_addr(), listen() rdma_listen().  The port space is rdma_cm's,
+ * separate from TCP's, so an SDP and a TCP socket may use the same port.
+ *
+ * Active side (TCP_SYN_SENT):
+ *   connect() -> rdma_resolve_addr -> ADDR_RESOLVED -> rdma_resolve_route
+ *   -> ROUTE_RESOLVED: QP and buffers, rdma_connect with the Hello
+ *   -> ESTABLISHED: the HelloAck from the REP is checked -> TCP_ESTABLISHED
+ * Passive side:
+ *   CONNECT_REQUEST on the listener: the Hello is checked, a child socket
+ *   (TCP_SYN_RECV, "embryo") gets its QP and buffers, rdma_accept with the
+ *   HelloAck -> ESTABLISHED on the child: it joins the accept queue.
+ * Either side: DISCONNECTED -> teardown (sdp_verbs.c).
+ *
+ * rdma_cm calls sdp_cm_handler() in process context with the id's handler
+ * mutex held; the handler takes the socket lock (never the other way
+ * round) and never destroys its own id: it returns non-zero instead,
+ * after which rdma_cm destroys it.
  */
+#include <linux/sched/signal.h>
+#include <net/ip.h>
+#include <net/route.h>
+#include <net/tcp_states.h>
+
 #include "sdp.h"
+
+/**
+ * sdp_addr_snapshot - copy the id's addresses into the socket
+ * @ssk: the socket, locked, with an id
+ */
+void sdp_addr_snapshot(struct sdp_sock *ssk)
+{
+	struct rdma_cm_id *id = ssk->cm_id;
+
+	if (!id)
+		return;
+	memcpy(&ssk->local, &id->route.addr.src_addr, sizeof(ssk->local));
+	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
+}
+
+/* Errno of a failed connection attempt, as TCP would report it. */
+static int sdp_cm_errno(struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_REJECTED:
+		return ECONNREFUSED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return ev->status == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH;
+	default:
+		break;
+	}
+	switch (ev->status) {
+	case -ETIMEDOUT:
+		return ETIMEDOUT;
+	case -ENETUNREACH:
+		return ENETUNREACH;
+	case -ENODEV:
+	case -EADDRNOTAVAIL:
+		/* no RDMA device behind the route to the address */
+		return ENODEV;
+	case -ECONNREFUSED:
+		return ECONNREFUSED;
+	default:
+		return EHOSTUNREACH;
+	}
+}
+
+static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
+{
+	memset(h, 0, sizeof(*h));
+	h->bsdh.mid = mid;
+	h->bsdh.bufs = cpu_to_be16(ssk->rx_posted);
+	h->bsdh.len = cpu_to_be32(sizeof(*h));
+	h->version = SDP_WIRE_VERSION;
+	h->rcv_size = cpu_to_be32(ssk->rcv_size);
+}
+
+/* Check a Hello or HelloAck and take the peer's parameters from it. */
+static int sdp_hello_take(struct sdp_sock *ssk, const void *data, u8 len,
+			  u8 mid)
+{
+	const struct sdp_hello *h = data;
+	u32 bufs, rcv_size;
+
+	if (!h || len < sizeof(*h) || h->bsdh.mid != mid ||
+	    (h->version >> 4) != (SDP_WIRE_VERSION >> 4) ||
+	    be32_to_cpu(h->bsdh.mseq) != 0)
+		goto bad;
+	bufs = be16_to_cpu(h->bsdh.bufs);
+	rcv_size = be32_to_cpu(h->rcv_size);
+	if (bufs < SDP_MIN_BUFS || bufs > SDP_MAX_BUFS ||
+	    rcv_size < SDP_MIN_BUF_SIZE || rcv_size > SDP_MAX_BUF_SIZE)
+		goto bad;
+
+	ssk->remote_bufs = bufs;
+	ssk->remote_max_bufs = bufs;
+	ssk->remote_ack = 0;
+	ssk->tx_msg_max = min(rcv_size, ssk->rcv_size);
+	return 0;
+bad:
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_HELLO_ERRORS);
+	net_warn_ratelimited("ib_sdp: bad %s, connection refused\n",
+			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
+	return -EPROTO;
+}
+
+static void sdp_conn_param(struct rdma_cm_id *id,
+			   struct rdma_conn_param *p, struct sdp_hello *h)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = h;
+	p->private_data_len = sizeof(*h);
+	p->responder_resources = min_t(u32, 4,
+				       id->device->attrs.max_qp_rd_atom);
+	p->initiator_depth = min_t(u32, 4,
+				   id->device->attrs.max_qp_init_rd_atom);
+	p->flow_control = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+/* Under the socket lock: the attempt to connect failed. */
+static void sdp_connect_failed(struct sdp_sock *ssk, int err)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (sk->sk_state != TCP_SYN_SENT)
+		return;
+	SDP_INC_STATS(sock_net(sk), err == ECONNREFUSED ?
+		      SDP_MIB_CONN_REFUSED : SDP_MIB_CONN_FAILED);
+	if (err == ENODEV || err == EHOSTUNREACH)
+		ssk->last_bind_err = err;
+	__set_bit(SDP_F_RESET, &ssk->flags);
+	sk->sk_state = TCP_CLOSE;
+	WRITE_ONCE(sk->sk_err, err);
+	sdp_conn_queue_teardown(ssk);
+	sk_error_report(sk);
+	sk->sk_state_change(sk);
+}
+
+static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param;
+	struct sdp_hello hello;
+	int err;
+
+	sdp_addr_snapshot(ssk);
+	err = sdp_conn_create(ssk, id);
+	if (err) {
+		sdp_connect_failed(ssk, err == -ENODEV ? ENODEV : -err);
+		return;
+	}
+	sdp_hello_fill(ssk, &hello, SDP_MID_HELLO);
+	sdp_conn_param(id, &param, &hello);
+	err = rdma_connect_locked(id, &param);
+	if (err)
+		sdp_connect_failed(ssk, -err);
+}
+
+static void sdp_active_established(struct sdp_sock *ssk,
+				   struct rdma_cm_event *ev)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (sk->sk_state != TCP_SYN_SENT)
+		return;
+	if (sdp_hello_take(ssk, ev->param.conn.private_data,
+			   ev->param.conn.private_data_len,
+			   SDP_MID_HELLO_ACK)) {
+		sdp_connect_failed(ssk, EPROTO);
+		return;
+	}
+	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
+	sdp_addr_snapshot(ssk);
+	sk->sk_state = TCP_ESTABLISHED;
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_ACTIVE_OPENS);
+	sk->sk_state_change(sk);
+	sdp_tx_flush(ssk);
+}
+
+/* Drop a child that never made it to accept(); the child is unlocked.
+ * Returns what the handler of the child's id must return if @in_handler.
+ */
+static int sdp_child_drop(struct sock *child, bool in_handler)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+
+	lock_sock(child);
+	sdp_conn_abort(cssk, 0, true);
+	parent = cssk->parent;
+	cssk->parent = NULL;
+	release_sock(child);
+
+	if (parent)
+		sock_put(parent);	/* the child's, from sdp_cm_req() */
+	return sdp_sk_orphan_put(child, in_handler);
+}
+
+static int sdp_child_established(struct sock *child)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+	bool queued = false;
+
+	lock_sock(child);
+	if (!test_bit(SDP_F_EMBRYO, &cssk->flags) ||
+	    child->sk_state != TCP_SYN_RECV) {
+		release_sock(child);
+		return 0;
+	}
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
+	child->sk_state = TCP_ESTABLISHED;
+	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
+	parent = cssk->parent;
+	release_sock(child);
+
+	lock_sock(parent);
+	if (parent->sk_state == TCP_LISTEN) {
+		list_add_tail(&cssk->accept_node, &sdp_sk(parent)->accept_queue);
+		WRITE_ONCE(sdp_sk(parent)->accept_count,
+			   sdp_sk(parent)->accept_count + 1);
+		parent->sk_data_ready(parent);
+		queued = true;
+	} else {
+		sk_acceptq_removed(parent);
+	}
+	release_sock(parent);
+
+	return queued ? 0 : sdp_child_drop(child, true);
+}
+
+/* A child failed before it reached the accept queue. */
+static int sdp_child_failed(struct sock *child)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+
+	lock_sock(child);
+	if (!test_bit(SDP_F_EMBRYO, &cssk->flags)) {
+		release_sock(child);
+		return -1;	/* not an embryo: the caller goes on */
+	}
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	parent = cssk->parent;
+	release_sock(child);
+
+	lock_sock(parent);
+	sk_acceptq_removed(parent);
+	release_sock(parent);
+	return sdp_child_drop(child, true);
+}
+
+static void sdp_child_inherit(struct sock *child, struct sock *parent)
+{
+	struct sdp_sock *c = sdp_sk(child), *p = sdp_sk(parent);
+
+	child->sk_rcvbuf = parent->sk_rcvbuf;
+	child->sk_sndbuf = parent->sk_sndbuf;
+	child->sk_userlocks = parent->sk_userlocks;
+	child->sk_rcvtimeo = parent->sk_rcvtimeo;
+	child->sk_sndtimeo = parent->sk_sndtimeo;
+	child->sk_rcvlowat = parent->sk_rcvlowat;
+	child->sk_lingertime = parent->sk_lingertime;
+	child->sk_priority = parent->sk_priority;
+	child->sk_mark = parent->sk_mark;
+	child->sk_uid = parent->sk_uid;
+	if (sock_flag(parent, SOCK_LINGER))
+		sock_set_flag(child, SOCK_LINGER);
+	if (sock_flag(parent, SOCK_KEEPOPEN))
+		sock_set_flag(child, SOCK_KEEPOPEN);
+	if (sock_flag(parent, SOCK_URGINLINE))
+		sock_set_flag(child, SOCK_URGINLINE);
+	c->zcopy_thresh = p->zcopy_thresh;
+	c->nodelay = p->nodelay;
+	c->cork = p->cork;
+	c->user_mss = p->user_mss;
+	c->keepidle = p->keepidle;
+	c->keepintvl = p->keepintvl;
+	c->keepcnt = p->keepcnt;
+}
+
+/* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
+ * rejects the request and destroys @id).
+ */
+static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct rdma_conn_param param;
+	struct sdp_hello ack;
+	struct sdp_sock *cssk;
+	struct sock *child;
+	int err;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
+		release_sock(sk);
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+		return -ECONNREFUSED;
+	}
+	if (sk_acceptq_is_full(sk)) {
+		release_sock(sk);
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+		return -ECONNREFUSED;
+	}
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
+			     NULL);
+	if (!child) {
+		release_sock(sk);
+		return -ENOMEM;
+	}
+	sdp_child_inherit(child, sk);
+	sk_acceptq_added(sk);
+	sock_hold(sk);		/* the child's; put when accepted or dropped */
+	release_sock(sk);
+
+	cssk = sdp_sk(child);
+	lock_sock(child);
+	cssk->parent = sk;
+	cssk->cm_id = id;
+	__set_bit(SDP_F_ID_USED, &cssk->flags);
+	__set_bit(SDP_F_EMBRYO, &cssk->flags);
+	child->sk_state = TCP_SYN_RECV;
+
+	sdp_addr_snapshot(cssk);
+	err = sdp_conn_create(cssk, id);
+	if (err)
+		goto err_child;
+	if (sdp_hello_take(cssk, ev->param.conn.private_data,
+			   ev->param.conn.private_data_len, SDP_MID_HELLO)) {
+		err = -EPROTO;
+		goto err_conn;
+	}
+	id->context = child;
+	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
+	sdp_conn_param(id, &param, &ack);
+	param.responder_resources = min(param.responder_resources,
+					ev->param.conn.initiator_depth);
+	param.initiator_depth = min(param.initiator_depth,
+				    ev->param.conn.responder_resources);
+	err = rdma_accept(id, &param);
+	if (err)
+		goto err_conn;
+	release_sock(child);
+	return 0;
+
+err_conn:
+	id->context = sk;
+	release_sock(child);
+	/* the QP must go before rdma_cm destroys the id */
+	sdp_conn_teardown(cssk);
+	lock_sock(child);
+err_child:
+	cssk->cm_id = NULL;
+	cssk->parent = NULL;
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	child->sk_state = TCP_CLOSE;
+	release_sock(child);
+	sock_orphan(child);
+	sock_put(child);	/* sdp_sk_alloc()'s: frees it */
+
+	lock_sock(sk);
+	sk_acceptq_removed(sk);
+	release_sock(sk);
+	sock_put(sk);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+	return err;
+}
+
+/* The device under the connection is going away: free what uses it now. */
+static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int ret = 0;
+
+	sdp_conn_teardown(ssk);
+	lock_sock(sk);
+	if (ssk->cm_id == id) {
+		ssk->cm_id = NULL;
+		ret = 1;	/* rdma_cm destroys the id */
+		if (sk->sk_state != TCP_CLOSE) {
+			sk->sk_state = TCP_CLOSE;
+			WRITE_ONCE(sk->sk_err, ENETDOWN);
+			sk_error_report(sk);
+		}
+		sk->sk_state_change(sk);
+	}
+	release_sock(sk);
+	return ret;
+}
 
 static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct sock *sk = id->context;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int ret = 0;
 
 	pr_debug("ib_sdp: sk %p: cm event %s (%d), status %d\n",
 		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
-	return 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return sdp_cm_req(sk, id, ev);
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return sdp_cm_device_removal(sk, id);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (test_bit(SDP_F_EMBRYO, &ssk->flags))
+			return sdp_child_established(sk);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
+			ret = sdp_child_failed(sk);
+			if (ret >= 0)
+				return ret;
+			ret = 0;
+		}
+		break;
+	default:
+		break;
+	}
+
+	lock_sock(sk);
+	if (ssk->cm_id != id)
+		goto out;	/* released, or replaced by a new connect() */
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (sk->sk_state != TCP_SYN_SENT)
+			break;
+		ret = rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS);
+		if (ret) {
+			sdp_connect_failed(ssk, EHOSTUNREACH);
+			ret = 0;
+		}
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		if (sk->sk_state == TCP_SYN_SENT)
+			sdp_route_resolved(ssk, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		sdp_active_established(ssk, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		sdp_connect_failed(ssk, sdp_cm_errno(ev));
+		sdp_conn_queue_teardown(ssk);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		sdp_conn_queue_teardown(ssk);
+		break;
+	default:
+		break;
+	}
+out:
+	release_sock(sk);
+	return ret;
 }
 
 /**
@@ -28,4 +479,425 @@ struct rdma_cm_id *sdp_cm_create_id(struct sock *sk)
 {
 	return rdma_create_id(sock_net(sk), sdp_cm_handler, sk, RDMA_PS_TCP,
 			      IB_QPT_RC);
+}
+
+/* Called locked: give the socket a fresh id if its id was used by a
+ * connection attempt or a listen, keeping the bound address.  Drops the
+ * lock for a while.
+ */
+static int sdp_renew_id(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	struct rdma_cm_id *old, *id;
+	struct sockaddr_storage addr;
+	bool bound;
+	int err;
+
+	if (!test_bit(SDP_F_ID_USED, &ssk->flags))
+		return ssk->cm_id ? 0 : -EINVAL;
+
+	if (test_bit(SDP_F_CONN, &ssk->flags)) {
+		/* the last connection is still being torn down */
+		release_sock(sk);
+		flush_work(&ssk->teardown_work);
+		lock_sock(sk);
+		if (test_bit(SDP_F_CONN, &ssk->flags))
+			return -EALREADY;
+	}
+	old = ssk->cm_id;
+	if (!old)
+		return -EINVAL;
+	bound = test_bit(SDP_F_BOUND, &ssk->flags);
+	memcpy(&addr, &old->route.addr.src_addr, sizeof(addr));
+	ssk->cm_id = NULL;
+	release_sock(sk);
+	rdma_destroy_id(old);
+	id = sdp_cm_create_id(sk);
+	lock_sock(sk);
+
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	if (ssk->cm_id) {
+		/* another thread renewed it meanwhile */
+		release_sock(sk);
+		rdma_destroy_id(id);
+		lock_sock(sk);
+		return 0;
+	}
+	ssk->cm_id = id;
+	__clear_bit(SDP_F_ID_USED, &ssk->flags);
+	__clear_bit(SDP_F_BOUND, &ssk->flags);
+	if (bound) {
+		if (sk->sk_reuse)
+			rdma_set_reuseaddr(id, 1);
+		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
+		if (err)
+			return err;
+		__set_bit(SDP_F_BOUND, &ssk->flags);
+	}
+	return 0;
+}
+
+/* Convert an application's address to the one rdma_cm takes.  Either
+ * AF_INET (AF_INET6) or the SDP family number is accepted; bind() also
+ * takes AF_UNSPEC with INADDR_ANY, as inet_bind() does.
+ */
+static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
+		       struct sockaddr_storage *out, bool bind)
+{
+	int fam = sdp_addr_family(sk);
+
+	memset(out, 0, sizeof(*out));
+	if (fam == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)out;
+
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		memcpy(sin, uaddr, sizeof(*sin));
+		if (sin->sin_family != AF_INET &&
+		    sin->sin_family != sk->sk_family &&
+		    !(bind && sin->sin_family == AF_UNSPEC &&
+		      sin->sin_addr.s_addr == htonl(INADDR_ANY)))
+			return -EAFNOSUPPORT;
+		sin->sin_family = AF_INET;
+		memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
+		return 0;
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)out;
+
+		if (len < SIN6_LEN_RFC2133)
+			return -EINVAL;
+		memcpy(sin6, uaddr, min_t(int, len, sizeof(*sin6)));
+		if (sin6->sin6_family != AF_INET6 &&
+		    sin6->sin6_family != sk->sk_family)
+			return -EAFNOSUPPORT;
+		sin6->sin6_family = AF_INET6;
+		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+			struct sockaddr_in sin = {
+				.sin_family = AF_INET,
+				.sin_port = sin6->sin6_port,
+				.sin_addr.s_addr = sin6->sin6_addr.s6_addr32[3],
+			};
+
+			memset(out, 0, sizeof(*out));
+			memcpy(out, &sin, sizeof(sin));
+		}
+		return 0;
+	}
+}
+
+int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct net *net = sock_net(sk);
+	struct sockaddr_storage addr;
+	unsigned short port;
+	int err;
+
+	err = sdp_addr_in(sk, uaddr, addr_len, &addr, true);
+	if (err)
+		return err;
+	port = ntohs(((struct sockaddr_in *)&addr)->sin_port);
+	if (port && inet_port_requires_bind_service(net, port) &&
+	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+	if (addr.ss_family == AF_INET) {
+		__be32 a = ((struct sockaddr_in *)&addr)->sin_addr.s_addr;
+
+		if (a != htonl(INADDR_ANY) && !ipv4_is_multicast(a) &&
+		    inet_addr_type(net, a) != RTN_LOCAL &&
+		    !READ_ONCE(net->ipv4.sysctl_ip_nonlocal_bind))
+			return -EADDRNOTAVAIL;
+	}
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_CLOSE || test_bit(SDP_F_BOUND, &ssk->flags))
+		goto out;
+	err = sdp_renew_id(ssk);
+	if (err)
+		goto out;
+	if (sk->sk_reuse)
+		rdma_set_reuseaddr(ssk->cm_id, 1);
+	err = rdma_bind_addr(ssk->cm_id, (struct sockaddr *)&addr);
+	ssk->last_bind_err = -err;
+	if (!err) {
+		__set_bit(SDP_F_BOUND, &ssk->flags);
+		sdp_addr_snapshot(ssk);
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+int sdp_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sock->state != SS_UNCONNECTED)
+		goto out;
+	if (sk->sk_state == TCP_LISTEN) {
+		WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+		err = 0;
+		goto out;
+	}
+	if (sk->sk_state != TCP_CLOSE)
+		goto out;
+	err = sdp_renew_id(ssk);
+	if (err)
+		goto out;
+	if (sk->sk_reuse && !test_bit(SDP_F_BOUND, &ssk->flags))
+		rdma_set_reuseaddr(ssk->cm_id, 1);
+	err = rdma_listen(ssk->cm_id, backlog);
+	if (err) {
+		ssk->last_bind_err = -err;
+		goto out;
+	}
+	__set_bit(SDP_F_ID_USED, &ssk->flags);
+	__set_bit(SDP_F_BOUND, &ssk->flags);
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	sdp_addr_snapshot(ssk);
+	sk->sk_state = TCP_LISTEN;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/**
+ * sdp_listen_stop - stop listening and reset the children not accepted
+ * @sk: the listener, not locked
+ */
+void sdp_listen_stop(struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_sock *cssk, *tmp;
+	LIST_HEAD(queue);
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN)
+		sk->sk_state = TCP_CLOSE;
+	list_splice_init(&ssk->accept_queue, &queue);
+	WRITE_ONCE(ssk->accept_count, 0);
+	sk->sk_state_change(sk);
+	release_sock(sk);
+
+	list_for_each_entry_safe(cssk, tmp, &queue, accept_node) {
+		list_del_init(&cssk->accept_node);
+		lock_sock(sk);
+		sk_acceptq_removed(sk);
+		release_sock(sk);
+		sdp_child_drop(&cssk->sk, false);
+	}
+}
+
+int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
+	       bool kern)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_sock *cssk;
+	struct sock *child, *parent;
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_LISTEN)
+		goto out;
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	while (list_empty(&ssk->accept_queue)) {
+		err = -EAGAIN;
+		if (!timeo)
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+		add_wait_queue_exclusive(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo,
+			      !list_empty(&ssk->accept_queue) ||
+			      sk->sk_state != TCP_LISTEN, &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		err = -EINVAL;
+		if (sk->sk_state != TCP_LISTEN)
+			goto out;
+	}
+	cssk = list_first_entry(&ssk->accept_queue, struct sdp_sock,
+				accept_node);
+	list_del_init(&cssk->accept_node);
+	WRITE_ONCE(ssk->accept_count, ssk->accept_count - 1);
+	sk_acceptq_removed(sk);
+	release_sock(sk);
+
+	child = &cssk->sk;
+	lock_sock(child);
+	sock_graft(child, newsock);
+	newsock->state = SS_CONNECTED;
+	parent = cssk->parent;
+	cssk->parent = NULL;
+	release_sock(child);
+	if (parent)
+		sock_put(parent);	/* the child's, from sdp_cm_req() */
+	return 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int sdp_wait_for_connect(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while ((1 << sk->sk_state) & (TCPF_SYN_SENT | TCPF_SYN_RECV)) {
+		if (signal_pending(current) || !*timeo)
+			break;
+		sk_wait_event(sk, timeo,
+			      !((1 << sk->sk_state) &
+				(TCPF_SYN_SENT | TCPF_SYN_RECV)), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return *timeo != 0;
+}
+
+/* As inet_stream_connect(), state by state. */
+int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sockaddr_storage addr;
+	long timeo;
+	int err;
+
+	if (addr_len < (int)sizeof(uaddr->sa_family))
+		return -EINVAL;
+
+	lock_sock(sk);
+	if (uaddr->sa_family == AF_UNSPEC) {
+		/* disconnect: a reset, as TCP does */
+		if (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN)
+			sdp_conn_abort(ssk, 0, true);
+		sock->state = SS_UNCONNECTED;
+		err = 0;
+		goto out;
+	}
+
+	switch (sock->state) {
+	default:
+		err = -EINVAL;
+		goto out;
+	case SS_CONNECTED:
+		err = -EISCONN;
+		goto out;
+	case SS_CONNECTING:
+		err = -EALREADY;
+		break;
+	case SS_UNCONNECTED:
+		err = -EISCONN;
+		if (sk->sk_state != TCP_CLOSE)
+			goto out;
+		err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
+		if (err)
+			goto out;
+		err = sdp_renew_id(ssk);
+		if (err)
+			goto out;
+		if (sk->sk_state != TCP_CLOSE) {
+			err = -EISCONN;
+			goto out;
+		}
+		ssk->flags &= BIT(SDP_F_BOUND);
+		__set_bit(SDP_F_ID_USED, &ssk->flags);
+		WRITE_ONCE(sk->sk_err, 0);
+		sk->sk_shutdown = 0;
+		err = rdma_resolve_addr(ssk->cm_id, NULL,
+					(struct sockaddr *)&addr,
+					SDP_RESOLVE_TIMEOUT_MS);
+		if (err) {
+			if (err == -ENODEV || err == -EADDRNOTAVAIL)
+				err = -ENODEV;
+			ssk->last_bind_err = -err;
+			goto out;
+		}
+		sk->sk_state = TCP_SYN_SENT;
+		sock->state = SS_CONNECTING;
+		err = -EINPROGRESS;
+		break;
+	}
+
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	if ((1 << sk->sk_state) & (TCPF_SYN_SENT | TCPF_SYN_RECV)) {
+		if (!timeo || !sdp_wait_for_connect(sk, &timeo))
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+	}
+	if (sk->sk_state == TCP_CLOSE)
+		goto sock_error;
+	sock->state = SS_CONNECTED;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+
+sock_error:
+	err = sock_error(sk) ? : -ECONNABORTED;
+	sock->state = SS_UNCONNECTED;
+	goto out;
+}
+
+/* As inet_getname(): plain AF_INET / AF_INET6 addresses. */
+int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sockaddr_storage a;
+	int len;
+
+	lock_sock(sk);
+	if (peer && (!test_bit(SDP_F_WAS_CONNECTED, &ssk->flags) ||
+		     ((1 << sk->sk_state) & (TCPF_CLOSE | TCPF_SYN_SENT)))) {
+		release_sock(sk);
+		return -ENOTCONN;
+	}
+	if (sk->sk_state == TCP_SYN_SENT)
+		sdp_addr_snapshot(ssk);	/* the source port is known by now */
+	memcpy(&a, peer ? &ssk->peer : &ssk->local, sizeof(a));
+	release_sock(sk);
+
+	if (sdp_addr_family(sk) == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		if (a.ss_family == AF_INET) {
+			sin->sin_port = ((struct sockaddr_in *)&a)->sin_port;
+			sin->sin_addr = ((struct sockaddr_in *)&a)->sin_addr;
+		}
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)uaddr;
+
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		if (a.ss_family == AF_INET6) {
+			memcpy(sin6, &a, sizeof(*sin6));
+			sin6->sin6_flowinfo = 0;
+		} else if (a.ss_family == AF_INET) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&a;
+
+			sin6->sin6_port = sin->sin_port;
+			ipv6_addr_set_v4mapped(sin->sin_addr.s_addr,
+					       &sin6->sin6_addr);
+		}
+		len = sizeof(*sin6);
+	}
+	return len;
 }

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the BCopy send path and send credits.
+ *
+ * sendmsg() copies the application's bytes into the connection's send
+ * buffers: it fills the last queued buffer up to the largest message the
+ * peer accepts (its receive buffer size), then takes a free one.  Filled
+ * buffers wait on ->tx_queue and are posted as Data messages, in order,
+ * while the peer has credits.  A partly filled buffer is held back, as TCP
+ * holds a small segment, while data is in flight (Nagle, unless
+ * TCP_NODELAY), while TCP_CORK is set, or after MSG_MORE.
+ *
+ * Credits (Documentation/wire.rst): the peer's posted receive buffers that
+ * our messages may still fill, mseq_ack - mseq + bufs from its last
+ * header.  Data is posted only while more than SDP_CREDITS_RESERVED
+ * remain, so a credit update or a DisConn can always be sent: both sides
+ * may fill each other's windows and neither deadlocks.
+ *
+ * Control messages (credit updates, DisConn, Abort) carry no payload and
+ * use their own few header-only buffers.  A send completion returns the
+ * buffer, posts whatever was waiting and wakes writers.
+ *
+ * Everything here runs under the socket lock (see sdp.h).
+ */
+#include <linux/sched/signal.h>
+#include <net/tcp_states.h>
+
+#include "sdp.h"
+
+bool sdp_writable(const struct sdp_sock *ssk)
+{
+	return !test_bit(SDP_F_CONN, &ssk->flags) ||
+	       READ_ONCE(ssk->tx_nfree) > 0;
+}
+
+/* sk_write_space: wake writers once a send buffer is free again. */
+void sdp_write_space(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+	struct socket_wq *wq;
+
+	if (!sock || !sdp_writable(sdp_sk(sk)) ||
+	    !test_bit(SOCK_NOSPACE, &sock->flags))
+		return;
+	clear_bit(SOCK_NOSPACE, &sock->flags);
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
+		sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
+	rcu_read_unlock();
+}
+
+/**
+ * sdp_send_ctrl - post a header-only message
+ * @ssk: the socket, locked
+ * @mid: SDP_MID_DATA (a credit update), SDP_MID_DISCONN or SDP_MID_ABORT
+ *
+ * Return: 0, -EAGAIN without a credit or a free control buffer, or another
+ * negative errno.
+ */
+int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
+{
+	struct net *net = sock_net(&ssk->sk);
+	struct sdp_buf *buf;
+	int err;
+
+	if (!sdp_conn_usable(ssk))
+		return -ENOTCONN;
+	if (list_empty(&ssk->ctrl_free) || sdp_tx_credits(ssk) < 1)
+		return -EAGAIN;
+
+	buf = list_first_entry(&ssk->ctrl_free, struct sdp_buf, list);
+	list_del_init(&buf->list);
+	buf->mid = mid;
+	buf->len = sizeof(struct sdp_bsdh);
+	err = sdp_post_send(ssk, buf);
+	if (err) {
+		list_add(&buf->list, &ssk->ctrl_free);
+		return err;
+	}
+	switch (mid) {
+	case SDP_MID_DATA:
+		SDP_INC_STATS(net, SDP_MIB_TX_CREDIT_UPDATE);
+		break;
+	case SDP_MID_DISCONN:
+		SDP_INC_STATS(net, SDP_MIB_TX_DISCONN);
+		break;
+	case SDP_MID_ABORT:
+		SDP_INC_STATS(net, SDP_MIB_TX_ABORT);
+		break;
+	}
+	return 0;
+}
+
+/* Hold back a partly filled last buffer? */
+static bool sdp_tx_hold(const struct sdp_sock *ssk, const struct sdp_buf *buf)
+{
+	if (buf->len >= ssk->tx_msg_max ||
+	    !list_is_last(&buf->list, &ssk->tx_queue) ||
+	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
+		return false;
+	return ssk->cork || ssk->more || (!ssk->nodelay && ssk->tx_inflight);
+}
+
+/**
+ * sdp_tx_flush - post what may be posted now
+ * @ssk: the socket, locked
+ *
+ * Queued data while the credits last, then a pending DisConn once all data
+ * is out, else a credit update if the peer is running low.
+ */
+void sdp_tx_flush(struct sdp_sock *ssk)
+{
+	struct net *net = sock_net(&ssk->sk);
+	struct sdp_buf *buf;
+	u32 payload;
+	int err;
+
+	if (!sdp_conn_usable(ssk))
+		return;
+
+	while (!list_empty(&ssk->tx_queue)) {
+		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
+		if (sdp_tx_hold(ssk, buf)) {
+			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
+			break;
+		}
+		if (sdp_tx_credits(ssk) <= SDP_CREDITS_RESERVED) {
+			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
+			break;
+		}
+		payload = buf->len - sizeof(struct sdp_bsdh);
+		buf->mid = SDP_MID_DATA;
+		/* off the queue first: its completion may use ->list at once */
+		list_del_init(&buf->list);
+		err = sdp_post_send(ssk, buf);
+		if (err) {
+			list_add(&buf->list, &ssk->tx_queue);
+			net_warn_ratelimited("ib_sdp: post send failed: %d\n",
+					     err);
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			return;
+		}
+		ssk->tx_queued -= payload;
+		ssk->tx_inflight++;
+		ssk->tx_inflight_bytes += payload;
+		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
+		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, payload);
+	}
+
+	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags)) {
+		if (list_empty(&ssk->tx_queue) &&
+		    !sdp_send_ctrl(ssk, SDP_MID_DISCONN)) {
+			__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
+			__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
+		}
+		return;
+	}
+	if (sdp_need_credit_update(ssk))
+		sdp_send_ctrl(ssk, SDP_MID_DATA);
+}
+
+/* Our DisConn reached the peer. */
+void sdp_disconn_done(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	__set_bit(SDP_F_DISCONN_DONE, &ssk->flags);
+	if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
+		sk->sk_state = TCP_CLOSE;
+		sdp_conn_queue_teardown(ssk);
+	} else if (sk->sk_state == TCP_FIN_WAIT1) {
+		sk->sk_state = TCP_FIN_WAIT2;
+	}
+	sk->sk_state_change(sk);
+}
+
+/* Send completion (or flush) of a data or control buffer. */
+void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (buf->status != IB_WC_SUCCESS && buf->status != IB_WC_WR_FLUSH_ERR) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CQ_ERRORS);
+		net_dbg_ratelimited("ib_sdp: send completion error %s\n",
+				    ib_wc_status_msg(buf->status));
+		sdp_conn_abort(ssk, ECONNRESET, false);
+	}
+
+	if (buf->kind == SDP_BUF_CTRL) {
+		list_add(&buf->list, &ssk->ctrl_free);
+		if (buf->mid == SDP_MID_DISCONN &&
+		    buf->status == IB_WC_SUCCESS)
+			sdp_disconn_done(ssk);
+	} else {
+		ssk->tx_inflight--;
+		ssk->tx_inflight_bytes -= buf->len - sizeof(struct sdp_bsdh);
+		list_add(&buf->list, &ssk->tx_free);
+		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
+	}
+
+	sdp_tx_flush(ssk);
+	if (buf->kind == SDP_BUF_TX)
+		sk->sk_write_space(sk);
+}
+
+/* Queue the DisConn after the data already queued: SHUT_WR or close. */
+void sdp_shutdown_send(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (!sdp_conn_usable(ssk) ||
+	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags) ||
+	    test_bit(SDP_F_DISCONN_SENT, &ssk->flags))
+		return;
+	__set_bit(SDP_F_DISCONN_PEND, &ssk->flags);
+	if (sk->sk_state == TCP_ESTABLISHED)
+		sk->sk_state = TCP_FIN_WAIT1;
+	else if (sk->sk_state == TCP_CLOSE_WAIT)
+		sk->sk_state = TCP_LAST_ACK;
+	sdp_tx_flush(ssk);
+}
+
+/* As sk_stream_wait_connect(): wait for a connection in progress. */
+static int sdp_wait_connect(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int done;
+
+	do {
+		if (sk->sk_err)
+			return sock_error(sk);
+		if ((1 << sk->sk_state) & ~(TCPF_SYN_SENT | TCPF_SYN_RECV))
+			return -EPIPE;
+		if (!*timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(*timeo);
+
+		add_wait_queue(sk_sleep(sk), &wait);
+		done = sk_wait_event(sk, timeo,
+				     !sk->sk_err &&
+				     !((1 << sk->sk_state) &
+				       ~(TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)),
+				     &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	} while (!done);
+	return 0;
+}
+
+/* Wait for a free send buffer; called with none free. */
+static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo,
+		      !list_empty(&ssk->tx_free) || sk->sk_err ||
+		      !sdp_conn_usable(ssk) ||
+		      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int flags = msg->msg_flags;
+	struct sdp_buf *buf;
+	size_t copied = 0;
+	long timeo;
+	int err;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+
+	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
+		err = sdp_wait_connect(sk, &timeo);
+		if (err)
+			goto out_err;
+	}
+	ssk->more = !!(flags & MSG_MORE);
+
+	while (msg_data_left(msg)) {
+		size_t n;
+
+		err = -EPIPE;
+		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+		    !sdp_conn_usable(ssk))
+			goto out_err;
+
+		buf = NULL;
+		if (!list_empty(&ssk->tx_queue)) {
+			buf = list_last_entry(&ssk->tx_queue, struct sdp_buf,
+					      list);
+			if (buf->len >= ssk->tx_msg_max)
+				buf = NULL;
+		}
+		if (!buf) {
+			if (list_empty(&ssk->tx_free)) {
+				sdp_tx_flush(ssk);
+				err = sdp_wait_tx_buf(sk, &timeo);
+				if (err)
+					goto out_err;
+				continue;
+			}
+			buf = list_first_entry(&ssk->tx_free, struct sdp_buf,
+					       list);
+			list_move_tail(&buf->list, &ssk->tx_queue);
+			WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
+			buf->len = sizeof(struct sdp_bsdh);
+		}
+
+		n = min_t(size_t, msg_data_left(msg),
+			  ssk->tx_msg_max - buf->len);
+		if (copy_from_iter(buf->data + buf->len, n, &msg->msg_iter) != n) {
+			err = -EFAULT;
+			goto out_err;
+		}
+		buf->len += n;
+		ssk->tx_queued += n;
+		copied += n;
+		if (buf->len >= ssk->tx_msg_max)
+			sdp_tx_flush(ssk);
+	}
+	sdp_tx_flush(ssk);
+	release_sock(sk);
+	return copied;
+
+out_err:
+	if (copied) {
+		sdp_tx_flush(ssk);
+		release_sock(sk);
+		return copied;
+	}
+	err = sk_stream_error(sk, flags, err);
+	release_sock(sk);
+	return err;
+}

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the verbs resources of a connection and their lifetime.
+ *
+ * A connection owns one RC QP, one CQ shared by its send and receive
+ * queues (polled in softirq context), a ring of receive buffers, a ring of
+ * send buffers and a few header-only control buffers, all DMA-mapped for
+ * the whole connection.  Every buffer is a struct sdp_buf with its own
+ * ib_cqe, so a completion leads straight to its buffer.
+ *
+ * Completions run sdp_cq_done() in softirq context.  Under bh_lock_sock()
+ * it handles the buffer at once, or, when a process owns the socket, puts
+ * it on ->backlog, which sdp_release_cb() empties in order before the
+ * owner lets go: completions are therefore handled in the order they
+ * arrive, always under the socket lock, never concurrently.
+ *
+ * Teardown (sdp_conn_teardown()) runs in process context without the
+ * socket lock: rdma_disconnect(), ib_drain_qp() (whose flushed completions
+ * still pass through sdp_cq_done()), then the QP, the CQ and the DMA
+ * mappings are released.  The buffers' memory stays until the socket is
+ * freed, so data received before the teardown can still be read.
+ */
+#include <linux/slab.h>
+
+#include "sdp.h"
+
+static atomic_t sdp_comp_vector = ATOMIC_INIT(0);
+
+static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	if (buf->kind == SDP_BUF_RX)
+		sdp_rx_complete(ssk, buf);
+	else
+		sdp_tx_complete(ssk, buf);
+}
+
+/* ib_cqe.done of every buffer; softirq context. */
+static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct sdp_buf *buf = container_of(wc->wr_cqe, struct sdp_buf, cqe);
+	struct sdp_sock *ssk = buf->ssk;
+	struct sock *sk = &ssk->sk;
+
+	buf->status = wc->status;
+	if (buf->kind == SDP_BUF_RX)
+		buf->len = wc->status == IB_WC_SUCCESS ? wc->byte_len : 0;
+
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk) && list_empty(&ssk->backlog))
+		sdp_buf_complete(ssk, buf);
+	else
+		list_add_tail(&buf->list, &ssk->backlog);
+	bh_unlock_sock(sk);
+}
+
+/* proto.release_cb: called by release_sock() with the socket spinlock held
+ * while the process still owns the socket.
+ */
+void sdp_release_cb(struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_buf *buf;
+
+	while (!list_empty(&ssk->backlog)) {
+		buf = list_first_entry(&ssk->backlog, struct sdp_buf, list);
+		list_del_init(&buf->list);
+		sdp_buf_complete(ssk, buf);
+	}
+}
+
+static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
+			  u32 n, u32 size, u8 kind)
+{
+	struct sdp_buf *ring;
+	u32 i;
+
+	ring = kcalloc(n, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	*ringp = ring;
+	for (i = 0; i < n; i++) {
+		ring[i].data = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+		if (!ring[i].data)
+			return -ENOMEM;
+		ring[i].ssk = ssk;
+		ring[i].size = size;
+		ring[i].kind = kind;
+		ring[i].cqe.done = sdp_cq_done;
+		INIT_LIST_HEAD(&ring[i].list);
+	}
+	return 0;
+}
+
+static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
+{
+	struct sdp_buf *ring = *ringp;
+	u32 i;
+
+	if (!ring)
+		return;
+	for (i = 0; i < n; i++)
+		kfree(ring[i].data);
+	kfree(ring);
+	*ringp = NULL;
+}
+
+/* Frees the buffers' memory: at socket destruction, or before a new
+ * connection of the same socket.  Nothing may be mapped any more.
+ */
+void sdp_bufs_free(struct sdp_sock *ssk)
+{
+	sdp_ring_free(&ssk->rx_ring, ssk->rx_size);
+	sdp_ring_free(&ssk->tx_ring, ssk->tx_size);
+	sdp_ring_free(&ssk->ctrl_ring, SDP_CTRL_BUFS);
+	INIT_LIST_HEAD(&ssk->rx_queue);
+	INIT_LIST_HEAD(&ssk->tx_free);
+	INIT_LIST_HEAD(&ssk->tx_queue);
+	INIT_LIST_HEAD(&ssk->ctrl_free);
+	WRITE_ONCE(ssk->rx_bytes, 0);
+	WRITE_ONCE(ssk->tx_nfree, 0);
+	ssk->tx_queued = 0;
+}
+
+static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+			enum dma_data_direction dir)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ring[i].dma = ib_dma_map_single(dev, ring[i].data, ring[i].size,
+						dir);
+		if (ib_dma_mapping_error(dev, ring[i].dma)) {
+			ring[i].dma = 0;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+			   enum dma_data_direction dir)
+{
+	u32 i;
+
+	if (!ring)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!ring[i].dma)
+			continue;
+		ib_dma_unmap_single(dev, ring[i].dma, ring[i].size, dir);
+		ring[i].dma = 0;
+	}
+}
+
+static void sdp_bufs_unmap(struct sdp_sock *ssk)
+{
+	struct ib_device *dev = ssk->sdev->ibdev;
+
+	sdp_ring_unmap(dev, ssk->rx_ring, ssk->rx_size, DMA_FROM_DEVICE);
+	sdp_ring_unmap(dev, ssk->tx_ring, ssk->tx_size, DMA_TO_DEVICE);
+	sdp_ring_unmap(dev, ssk->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
+}
+
+/* Ring sizes from the module parameters, or from SO_RCVBUF / SO_SNDBUF
+ * when the application set them.
+ */
+static void sdp_conn_size(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	ssk->rcv_size = clamp_t(u32, READ_ONCE(rcvbuf_initial_size),
+				SDP_MIN_BUF_SIZE, SDP_MAX_BUF_SIZE);
+	ssk->rx_size = clamp_t(u32, READ_ONCE(sdp_rx_size), SDP_MIN_BUFS,
+			       SDP_MAX_BUFS);
+	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		ssk->rx_size = clamp_t(u32, sk->sk_rcvbuf / ssk->rcv_size,
+				       SDP_MIN_BUFS, ssk->rx_size);
+	ssk->tx_size = SDP_TX_SIZE;
+	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK)
+		ssk->tx_size = clamp_t(u32, sk->sk_sndbuf / ssk->rcv_size, 2,
+				       SDP_TX_SIZE);
+}
+
+/**
+ * sdp_conn_create - create the QP, CQ and buffers of a connection
+ * @ssk: the socket, locked
+ * @id: its rdma_cm_id, whose device is known (route resolved, or a
+ *	connection request)
+ *
+ * Posts every receive buffer, so that the Hello or HelloAck may advertise
+ * them all.  Takes the connection's reference on the socket.
+ *
+ * Return: 0 or a negative errno; on failure nothing is left allocated.
+ */
+int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_device *dev;
+	int err, cqe;
+	u32 i;
+
+	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
+		return -EBUSY;
+
+	ssk->sdev = sdp_dev_get(id->device);
+	if (!ssk->sdev)
+		return -ENODEV;
+	dev = ssk->sdev->ibdev;
+
+	sdp_bufs_free(ssk);
+	sdp_conn_size(ssk);
+	err = sdp_ring_alloc(ssk, &ssk->rx_ring, ssk->rx_size, ssk->rcv_size,
+			     SDP_BUF_RX);
+	if (!err)
+		err = sdp_ring_alloc(ssk, &ssk->tx_ring, ssk->tx_size,
+				     ssk->rcv_size, SDP_BUF_TX);
+	if (!err)
+		err = sdp_ring_alloc(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS,
+				     sizeof(struct sdp_bsdh), SDP_BUF_CTRL);
+	if (!err)
+		err = sdp_ring_map(dev, ssk->rx_ring, ssk->rx_size,
+				   DMA_FROM_DEVICE);
+	if (!err)
+		err = sdp_ring_map(dev, ssk->tx_ring, ssk->tx_size,
+				   DMA_TO_DEVICE);
+	if (!err)
+		err = sdp_ring_map(dev, ssk->ctrl_ring, SDP_CTRL_BUFS,
+				   DMA_TO_DEVICE);
+	if (err)
+		goto err_bufs;
+
+	for (i = 0; i < ssk->tx_size; i++)
+		list_add_tail(&ssk->tx_ring[i].list, &ssk->tx_free);
+	WRITE_ONCE(ssk->tx_nfree, ssk->tx_size);
+	for (i = 0; i < SDP_CTRL_BUFS; i++)
+		list_add_tail(&ssk->ctrl_ring[i].list, &ssk->ctrl_free);
+
+	/* +1 on each queue for ib_drain_qp() */
+	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + ssk->rx_size + 1;
+	ssk->cq = ib_alloc_cq(dev, ssk, cqe,
+			      atomic_inc_return(&sdp_comp_vector) %
+			      max(dev->num_comp_vectors, 1),
+			      IB_POLL_SOFTIRQ);
+	if (IS_ERR(ssk->cq)) {
+		err = PTR_ERR(ssk->cq);
+		ssk->cq = NULL;
+		goto err_bufs;
+	}
+
+	attr.event_handler = NULL;
+	attr.qp_context = ssk;
+	attr.send_cq = ssk->cq;
+	attr.recv_cq = ssk->cq;
+	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1;
+	attr.cap.max_recv_wr = ssk->rx_size + 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.cap.max_inline_data = READ_ONCE(sdp_inline_thresh);
+	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	attr.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(id, ssk->sdev->pd, &attr);
+	if (err && attr.cap.max_inline_data) {
+		/* the device may not send inline: do without */
+		attr.cap.max_inline_data = 0;
+		err = rdma_create_qp(id, ssk->sdev->pd, &attr);
+	}
+	if (err)
+		goto err_cq;
+	ssk->qp = id->qp;
+	ssk->max_inline = attr.cap.max_inline_data;
+
+	ssk->rx_posted = 0;
+	ssk->rx_mseq = 0;
+	ssk->tx_mseq = 0;
+	ssk->tx_inflight = 0;
+	ssk->tx_inflight_bytes = 0;
+	for (i = 0; i < ssk->rx_size; i++) {
+		err = sdp_post_recv(ssk, &ssk->rx_ring[i]);
+		if (err)
+			goto err_qp;
+	}
+	ssk->adv_bufs = ssk->rx_posted;
+	ssk->adv_ack = 0;
+
+	__set_bit(SDP_F_CONN, &ssk->flags);
+	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
+	sock_hold(&ssk->sk);	/* the connection's; put in sdp_conn_teardown() */
+	return 0;
+
+err_qp:
+	/* Posted receives are flushed by destroying the QP; their
+	 * completions are not delivered once the CQ is freed.
+	 */
+	rdma_destroy_qp(id);
+	ssk->qp = NULL;
+err_cq:
+	ib_free_cq(ssk->cq);
+	ssk->cq = NULL;
+err_bufs:
+	sdp_bufs_unmap(ssk);
+	sdp_bufs_free(ssk);
+	sdp_dev_put(ssk->sdev);
+	ssk->sdev = NULL;
+	return err;
+}
+
+int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct ib_sge sge = {
+		.addr	= buf->dma,
+		.length	= buf->size,
+		.lkey	= ssk->sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &buf->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+	};
+	int err;
+
+	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->size,
+				      DMA_FROM_DEVICE);
+	err = ib_post_recv(ssk->qp, &wr, NULL);
+	if (!err)
+		ssk->rx_posted++;
+	return err;
+}
+
+/**
+ * sdp_post_send - post a message whose payload is already in @buf
+ * @ssk: the socket, locked, with a usable connection and a credit
+ * @buf: a send or control buffer; ->mid and ->len are set, the header is
+ *	 filled in here with the current credits and sequence numbers
+ *
+ * Return: 0 or a negative errno (the message was not sent).
+ */
+int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_bsdh *h = buf->data;
+	struct ib_sge sge = {
+		.addr	= buf->dma,
+		.length	= buf->len,
+		.lkey	= ssk->sdev->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe		= &buf->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+	int err;
+
+	h->mid = buf->mid;
+	h->flags = 0;
+	h->bufs = cpu_to_be16(ssk->rx_posted);
+	h->len = cpu_to_be32(buf->len);
+	h->mseq = cpu_to_be32(ssk->tx_mseq + 1);
+	h->mseq_ack = cpu_to_be32(ssk->rx_mseq);
+
+	if (buf->len <= ssk->max_inline) {
+		wr.send_flags |= IB_SEND_INLINE;
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
+	}
+	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->len,
+				      DMA_TO_DEVICE);
+	err = ib_post_send(ssk->qp, &wr, NULL);
+	if (err)
+		return err;
+	ssk->tx_mseq++;
+	ssk->adv_bufs = ssk->rx_posted;
+	ssk->adv_ack = ssk->rx_mseq;
+	return 0;
+}
+
+/**
+ * sdp_conn_teardown - disconnect and free the verbs resources
+ * @ssk: the socket; the caller holds a reference and not the socket lock,
+ *	 and is not a completion callback
+ *
+ * Idempotent.  Leaves the socket in TCP_CLOSE with the buffers' memory
+ * (and any unread data) in place, and drops the connection's reference.
+ */
+void sdp_conn_teardown(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	struct rdma_cm_id *id;
+	bool fin_timer = false;
+
+	mutex_lock(&ssk->teardown_lock);
+	lock_sock(sk);
+	if (!test_bit(SDP_F_CONN, &ssk->flags)) {
+		release_sock(sk);
+		mutex_unlock(&ssk->teardown_lock);
+		return;
+	}
+	__set_bit(SDP_F_TEARDOWN, &ssk->flags);
+	id = ssk->cm_id;
+	release_sock(sk);
+
+	/* The id cannot go away: its owner destroys it only once SDP_F_CONN
+	 * is clear, and rdma_cm only when the handler says so, after this.
+	 */
+	rdma_disconnect(id);
+	ib_drain_qp(ssk->qp);
+
+	lock_sock(sk);
+	rdma_destroy_qp(id);
+	ssk->qp = NULL;
+	ib_free_cq(ssk->cq);
+	ssk->cq = NULL;
+	sdp_bufs_unmap(ssk);
+	sdp_dev_put(ssk->sdev);
+	ssk->sdev = NULL;
+	__clear_bit(SDP_F_CONN, &ssk->flags);
+
+	/* Gone without a DisConn or an Abort from either side: a reset. */
+	if (sk->sk_state != TCP_CLOSE &&
+	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) &&
+	    !test_bit(SDP_F_RESET, &ssk->flags)) {
+		__set_bit(SDP_F_RESET, &ssk->flags);
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
+		sk_error_report(sk);
+	} else if (!test_bit(SDP_F_RESET, &ssk->flags)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_CLOSED);
+	}
+	sk->sk_state = TCP_CLOSE;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	if (test_bit(SDP_F_FIN_TIMER, &ssk->flags) &&
+	    cancel_delayed_work(&ssk->fin_work)) {
+		__clear_bit(SDP_F_FIN_TIMER, &ssk->flags);
+		fin_timer = true;
+	}
+	sk->sk_state_change(sk);
+	release_sock(sk);
+	mutex_unlock(&ssk->teardown_lock);
+
+	if (fin_timer)
+		sock_put(sk);	/* sdp_fin_timer_arm()'s */
+	sock_put(sk);		/* the connection's, from sdp_conn_create() */
+}
+
+static void sdp_teardown_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(work, struct sdp_sock,
+					    teardown_work);
+	struct sock *sk = &ssk->sk;
+	struct rdma_cm_id *id = NULL;
+
+	sdp_conn_teardown(ssk);
+
+	lock_sock(sk);
+	if (sock_flag(sk, SOCK_DEAD)) {
+		id = ssk->cm_id;
+		ssk->cm_id = NULL;
+	}
+	release_sock(sk);
+	if (id)
+		rdma_destroy_id(id);
+	sock_put(sk);	/* sdp_conn_queue_teardown()'s */
+}
+
+/**
+ * sdp_conn_queue_teardown - tear the connection down from a work item
+ * @ssk: the socket, locked (any context)
+ *
+ * Nothing is posted any more.  Once the teardown is done, an orphaned
+ * socket's rdma_cm_id is destroyed too.
+ */
+void sdp_conn_queue_teardown(struct sdp_sock *ssk)
+{
+	if (!test_bit(SDP_F_CONN, &ssk->flags) ||
+	    __test_and_set_bit(SDP_F_TEARDOWN, &ssk->flags))
+		return;
+	sock_hold(&ssk->sk);	/* put by sdp_teardown_work() */
+	if (!queue_work(sdp_wq, &ssk->teardown_work))
+		sock_put(&ssk->sk);
+}
+
+/**
+ * sdp_conn_abort - reset the connection
+ * @ssk: the socket, locked (any context)
+ * @err: the error the application will see, or 0 (a local abort)
+ * @send_abort: tell the peer with an Abort message
+ */
+void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (!test_bit(SDP_F_RESET, &ssk->flags) &&
+	    sk->sk_state != TCP_CLOSE)
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
+	__set_bit(SDP_F_RESET, &ssk->flags);
+	if (send_abort && sdp_conn_usable(ssk))
+		sdp_send_ctrl(ssk, SDP_MID_ABORT);
+	sk->sk_state = TCP_CLOSE;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	sdp_conn_queue_teardown(ssk);
+	if (err) {
+		WRITE_ONCE(sk->sk_err, err);
+		sk_error_report(sk);
+	}
+	sk->sk_state_change(sk);
+}
+
+/* An orphan still waiting for its peer's DisConn after SDP_FIN_TIMEOUT. */
+static void sdp_fin_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, fin_work);
+	struct sock *sk = &ssk->sk;
+
+	lock_sock(sk);
+	if (test_and_clear_bit(SDP_F_FIN_TIMER, &ssk->flags) &&
+	    sdp_conn_usable(ssk)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_FIN_TIMEOUTS);
+		sdp_conn_abort(ssk, ETIMEDOUT, true);
+	}
+	release_sock(sk);
+	sock_put(sk);	/* sdp_fin_timer_arm()'s */
+}
+
+/* Under the socket lock: bound the life of an orphaned connection. */
+void sdp_fin_timer_arm(struct sdp_sock *ssk)
+{
+	if (!sdp_conn_usable(ssk) ||
+	    __test_and_set_bit(SDP_F_FIN_TIMER, &ssk->flags))
+		return;
+	sock_hold(&ssk->sk);	/* put by sdp_fin_work() or the teardown */
+	if (!queue_delayed_work(sdp_wq, &ssk->fin_work, SDP_FIN_TIMEOUT))
+		sock_put(&ssk->sk);
+}
+
+void sdp_conn_init(struct sdp_sock *ssk)
+{
+	mutex_init(&ssk->teardown_lock);
+	INIT_WORK(&ssk->teardown_work, sdp_teardown_work);
+	INIT_DELAYED_WORK(&ssk->fin_work, sdp_fin_work);
+	INIT_LIST_HEAD(&ssk->backlog);
+	INIT_LIST_HEAD(&ssk->rx_queue);
+	INIT_LIST_HEAD(&ssk->tx_free);
+	INIT_LIST_HEAD(&ssk->tx_queue);
+	INIT_LIST_HEAD(&ssk->ctrl_free);
+}

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stream integrity over TCP or SDP, with the same code for both.
+ *
+ *   sdp_stream server FAM ADDR PORT NCONN
+ *	accept NCONN connections; on each, read a header {seed, bytes},
+ *	then verify every byte received against the seeded stream and
+ *	echo it back; exit 0 if all NCONN streams were right.
+ *   sdp_stream client FAM ADDR PORT NCONN BYTES SEED
+ *	NCONN concurrent connections; each sends BYTES of its seeded stream
+ *	in random write sizes (1 B .. 256 KiB) while reading the echo in
+ *	random read sizes and checking it; then half-closes and expects EOF
+ *	after exactly BYTES.
+ *   sdp_stream bothfull FAM ADDR PORT BYTES
+ *	one connection to itself; both ends write BYTES before either reads
+ *	(readers start 2 s after the writers); both streams checked.
+ *
+ * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+
+#define MAX_IO	(256 * 1024)
+
+static int family;
+
+struct prng {
+	uint64_t s;
+	uint64_t word;
+	int left;	/* bytes of word not yet used */
+};
+
+static void prng_init(struct prng *p, uint64_t seed)
+{
+	p->s = seed * 0x9E3779B97F4A7C15ull + 1;
+	p->left = 0;
+}
+
+static uint64_t prng_next(struct prng *p)
+{
+	p->s ^= p->s >> 12;
+	p->s ^= p->s << 25;
+	p->s ^= p->s >> 27;
+	return p->s * 0x2545F4914F6CDD1Dull;
+}
+
+static void prng_fill(struct prng *p, unsigned char *buf, size_t n)
+{
+	while (n--) {
+		if (!p->left) {
+			p->word = prng_next(p);
+			p->left = 8;
+		}
+		*buf++ = p->word;
+		p->word >>= 8;
+		p->left--;
+	}
+}
+
+/* Sizes: log-uniform from 1 to MAX_IO, so that both tiny and large I/O
+ * happen often.
+ */
+static size_t io_size(uint64_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return 1 + (*r >> 20) % (1u << ((*r >> 8) % 19));
+}
+
+static int sdp_family(void)
+{
+	FILE *f = fopen("/sys/module/ib_sdp/parameters/af_inet_sdp", "r");
+	int fam = 27;
+
+	if (f) {
+		if (fscanf(f, "%d", &fam) != 1)
+			fam = 27;
+		fclose(f);
+	}
+	return fam;
+}
+
+static void addr_of(struct sockaddr_in *sin, const char *addr, int port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", addr);
+		exit(2);
+	}
+}
+
+static int stream_socket(void)
+{
+	int fd = socket(family, SOCK_STREAM, 0);
+
+	if (fd < 0) {
+		perror("socket");
+		exit(2);
+	}
+	return fd;
+}
+
+static int listen_on(const char *addr, int port)
+{
+	struct sockaddr_in sin;
+	int fd = stream_socket(), one = 1;
+
+	addr_of(&sin, addr, port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(fd, 128)) {
+		perror("bind/listen");
+		exit(2);
+	}
+	return fd;
+}
+
+static int connect_to(const char *addr, int port)
+{
+	struct sockaddr_in sin;
+	int fd, tries;
+
+	addr_of(&sin, addr, port);
+	for (tries = 0; tries < 100; tries++) {
+		fd = stream_socket();
+		if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+			return fd;
+		if (errno != ECONNREFUSED) {
+			perror("connect");
+			exit(2);
+		}
+		close(fd);
+		usleep(200000);	/* the server may not be up yet */
+	}
+	fprintf(stderr, "connect: refused 100 times\n");
+	exit(2);
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+struct stream {
+	int fd;
+	uint64_t seed;
+	uint64_t bytes;
+	int delay;		/* seconds before reading */
+	int result;		/* 0 ok, else an error was printed */
+	const char *who;
+};
+
+static void *writer(void *arg)
+{
+	struct stream *s = arg;
+	unsigned char *buf = malloc(MAX_IO);
+	uint64_t done = 0, r = s->seed | 1;
+	struct prng p;
+
+	prng_init(&p, s->seed);
+	while (done < s->bytes) {
+		size_t n = io_size(&r);
+
+		if (n > s->bytes - done)
+			n = s->bytes - done;
+		prng_fill(&p, buf, n);
+		if (write_all(s->fd, buf, n)) {
+			fprintf(stderr, "%s: write after %llu bytes: %s\n",
+				s->who, (unsigned long long)done,
+				strerror(errno));
+			s->result = 1;
+			break;
+		}
+		done += n;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Read and check s->bytes of the stream, then expect EOF. */
+static int reader(struct stream *s, int echo_fd)
+{
+	unsigned char *buf = malloc(MAX_IO), *want = malloc(MAX_IO);
+	uint64_t done = 0, r = (s->seed * 7) | 1;
+	struct prng p;
+	ssize_t n;
+
+	if (s->delay)
+		sleep(s->delay);
+	prng_init(&p, s->seed);
+	for (;;) {
+		n = read(s->fd, buf, io_size(&r));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: read after %llu bytes: %s\n",
+				s->who, (unsigned long long)done,
+				strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if (done + n > s->bytes) {
+			fprintf(stderr, "%s: %llu bytes too many\n", s->who,
+				(unsigned long long)(done + n - s->bytes));
+			goto fail;
+		}
+		prng_fill(&p, want, n);
+		if (memcmp(buf, want, n)) {
+			ssize_t i = 0;
+
+			while (buf[i] == want[i])
+				i++;
+			fprintf(stderr, "%s: byte %llu differs\n", s->who,
+				(unsigned long long)(done + i));
+			goto fail;
+		}
+		if (echo_fd >= 0 && write_all(echo_fd, buf, n)) {
+			fprintf(stderr, "%s: echo: %s\n", s->who,
+				strerror(errno));
+			goto fail;
+		}
+		done += n;
+	}
+	if (done != s->bytes) {
+		fprintf(stderr, "%s: EOF after %llu of %llu bytes\n", s->who,
+			(unsigned long long)done,
+			(unsigned long long)s->bytes);
+		goto fail;
+	}
+	free(buf);
+	free(want);
+	return 0;
+fail:
+	free(buf);
+	free(want);
+	return 1;
+}
+
+/* The writer half-closes once done, so the echo ends with EOF. */
+static void *writer_then_shut(void *arg)
+{
+	struct stream *s = arg;
+
+	writer(s);
+	shutdown(s->fd, SHUT_WR);
+	return NULL;
+}
+
+static void *server_conn(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t hdr[2];
+	size_t got = 0;
+
+	while (got < sizeof(hdr)) {
+		ssize_t n = read(s->fd, (char *)hdr + got, sizeof(hdr) - got);
+
+		if (n <= 0) {
+			fprintf(stderr, "server: no header\n");
+			s->result = 1;
+			return NULL;
+		}
+		got += n;
+	}
+	s->seed = hdr[0];
+	s->bytes = hdr[1];
+	s->result = reader(s, s->fd);
+	shutdown(s->fd, SHUT_WR);
+	close(s->fd);
+	return NULL;
+}
+
+static int run_server(const char *addr, int port, int nconn)
+{
+	struct stream *s = calloc(nconn, sizeof(*s));
+	pthread_t *t = calloc(nconn, sizeof(*t));
+	int lfd = listen_on(addr, port), i, bad = 0;
+
+	printf("listening\n");
+	fflush(stdout);
+	for (i = 0; i < nconn; i++) {
+		s[i].fd = accept(lfd, NULL, NULL);
+		if (s[i].fd < 0) {
+			perror("accept");
+			return 1;
+		}
+		s[i].who = "server";
+		pthread_create(&t[i], NULL, server_conn, &s[i]);
+	}
+	for (i = 0; i < nconn; i++) {
+		pthread_join(t[i], NULL);
+		bad += s[i].result;
+	}
+	close(lfd);
+	printf("server: %d of %d streams verified\n", nconn - bad, nconn);
+	return bad ? 1 : 0;
+}
+
+static void *client_conn(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t hdr[2] = { s->seed, s->bytes };
+	pthread_t w;
+
+	if (write_all(s->fd, hdr, sizeof(hdr))) {
+		s->result = 1;
+		return NULL;
+	}
+	pthread_create(&w, NULL, writer_then_shut, s);
+	s->result = reader(s, -1);
+	pthread_join(w, NULL);
+	close(s->fd);
+	return NULL;
+}
+
+static int run_client(const char *addr, int port, int nconn,
+		      uint64_t bytes, uint64_t seed)
+{
+	struct stream *s = calloc(nconn, sizeof(*s));
+	pthread_t *t = calloc(nconn, sizeof(*t));
+	int i, bad = 0;
+
+	for (i = 0; i < nconn; i++) {
+		s[i].fd = connect_to(addr, port);
+		s[i].seed = seed + i;
+		s[i].bytes = bytes;
+		s[i].who = "client";
+	}
+	for (i = 0; i < nconn; i++)
+		pthread_create(&t[i], NULL, client_conn, &s[i]);
+	for (i = 0; i < nconn; i++) {
+		pthread_join(t[i], NULL);
+		bad += s[i].result;
+	}
+	printf("client: %d of %d streams verified both ways, %llu bytes each\n",
+	       nconn - bad, nconn, (unsigned long long)bytes);
+	return bad ? 1 : 0;
+}
+
+static int run_bothfull(const char *addr, int port, uint64_t bytes)
+{
+	struct stream a = { .seed = 11, .bytes = bytes, .delay = 2,
+			    .who = "end a" };
+	struct stream b = { .seed = 22, .bytes = bytes, .delay = 2,
+			    .who = "end b" };
+	int lfd = listen_on(addr, port), bad;
+	pthread_t wa, wb;
+
+	a.fd = connect_to(addr, port);
+	b.fd = accept(lfd, NULL, NULL);
+	if (b.fd < 0) {
+		perror("accept");
+		return 1;
+	}
+	/* each end reads what the other end's writer sends */
+	pthread_create(&wa, NULL, writer_then_shut, &a);
+	pthread_create(&wb, NULL, writer_then_shut, &b);
+	{
+		struct stream ra = a, rb = b;
+
+		ra.seed = b.seed;	/* a reads b's stream */
+		rb.seed = a.seed;
+		ra.who = "reader a";
+		rb.who = "reader b";
+		bad = reader(&ra, -1);
+		bad += reader(&rb, -1);
+	}
+	pthread_join(wa, NULL);
+	pthread_join(wb, NULL);
+	bad += a.result + b.result;
+	printf("bothfull: %s, %llu bytes each way\n", bad ? "FAILED" : "ok",
+	       (unsigned long long)bytes);
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	alarm(1500);	/* a hang fails the test instead of stalling it */
+	if (argc < 5)
+		goto usage;
+	family = !strcmp(argv[2], "tcp") ? AF_INET : sdp_family();
+
+	if (!strcmp(argv[1], "server") && argc == 6)
+		return run_server(argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(argv[1], "client") && argc == 8)
+		return run_client(argv[3], atoi(argv[4]), atoi(argv[5]),
+				  strtoull(argv[6], NULL, 0),
+				  strtoull(argv[7], NULL, 0));
+	if (!strcmp(argv[1], "bothfull") && argc == 6)
+		return run_bothfull(argv[3], atoi(argv[4]),
+				    strtoull(argv[5], NULL, 0));
+usage:
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+	return 2;
+}
