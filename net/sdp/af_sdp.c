@@ -25,12 +25,12 @@
 
 #include "sdp.h"
 
-static int af_inet_sdp = AF_INET_SDP;
-module_param(af_inet_sdp, int, 0444);
+int sdp_af_inet = AF_INET_SDP;
+module_param_named(af_inet_sdp, sdp_af_inet, int, 0444);
 MODULE_PARM_DESC(af_inet_sdp, "socket family number of IPv4 SDP (default 27)");
 
-static int af_inet6_sdp = AF_INET6_SDP;
-module_param(af_inet6_sdp, int, 0444);
+int sdp_af_inet6 = AF_INET6_SDP;
+module_param_named(af_inet6_sdp, sdp_af_inet6, int, 0444);
 MODULE_PARM_DESC(af_inet6_sdp, "socket family number of IPv6 SDP (default 28)");
 
 int sdp_zcopy_thresh = 65536;
@@ -62,9 +62,11 @@ static struct proto sdp_proto = {
 	.release_cb	= sdp_release_cb,
 };
 
+/* The address family getname() answers with. */
 int sdp_addr_family(const struct sock *sk)
 {
-	return sk->sk_family == af_inet6_sdp ? AF_INET6 : AF_INET;
+	return sk->sk_family == sdp_af_inet6 || sdp_sk(sk)->v6 ?
+	       AF_INET6 : AF_INET;
 }
 
 /* Last sock_put(): the socket is gone from every list and queue. */
@@ -541,14 +543,14 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 static int sdp_inet_create(struct net *net, struct socket *sock, int protocol,
 			   int kern)
 {
-	return sdp_create(net, sock, protocol, kern, af_inet_sdp,
+	return sdp_create(net, sock, protocol, kern, sdp_af_inet,
 			  &sdp_inet_ops);
 }
 
 static int sdp_inet6_create(struct net *net, struct socket *sock,
 			    int protocol, int kern)
 {
-	return sdp_create(net, sock, protocol, kern, af_inet6_sdp,
+	return sdp_create(net, sock, protocol, kern, sdp_af_inet6,
 			  &sdp_inet6_ops);
 }
 
@@ -571,16 +573,16 @@ static int __init sdp_init(void)
 {
 	int err;
 
-	if (!sdp_family_valid(af_inet_sdp) || !sdp_family_valid(af_inet6_sdp) ||
-	    af_inet_sdp == af_inet6_sdp) {
+	if (!sdp_family_valid(sdp_af_inet) || !sdp_family_valid(sdp_af_inet6) ||
+	    sdp_af_inet == sdp_af_inet6) {
 		pr_err("ib_sdp: invalid family numbers %d/%d (1..%d, distinct)\n",
-		       af_inet_sdp, af_inet6_sdp, NPROTO - 1);
+		       sdp_af_inet, sdp_af_inet6, NPROTO - 1);
 		return -EINVAL;
 	}
-	sdp_inet_family.family = af_inet_sdp;
-	sdp_inet_ops.family = af_inet_sdp;
-	sdp_inet6_family.family = af_inet6_sdp;
-	sdp_inet6_ops.family = af_inet6_sdp;
+	sdp_inet_family.family = sdp_af_inet;
+	sdp_inet_ops.family = sdp_af_inet;
+	sdp_inet6_family.family = sdp_af_inet6;
+	sdp_inet6_ops.family = sdp_af_inet6;
 
 	sdp_wq = alloc_workqueue("ib_sdp", WQ_MEM_RECLAIM, 0);
 	if (!sdp_wq)
@@ -600,19 +602,19 @@ static int __init sdp_init(void)
 
 	err = sock_register(&sdp_inet_family);
 	if (err) {
-		pr_err("ib_sdp: family %d is taken (%d)\n", af_inet_sdp, err);
+		pr_err("ib_sdp: family %d is taken (%d)\n", sdp_af_inet, err);
 		goto err_dev;
 	}
 
 	err = sock_register(&sdp_inet6_family);
 	if (err) {
-		pr_err("ib_sdp: family %d is taken (%d)\n", af_inet6_sdp, err);
+		pr_err("ib_sdp: family %d is taken (%d)\n", sdp_af_inet6, err);
 		goto err_inet;
 	}
 	return 0;
 
 err_inet:
-	sock_unregister(af_inet_sdp);
+	sock_unregister(sdp_af_inet);
 err_dev:
 	sdp_dev_exit();
 err_proc:
@@ -626,8 +628,8 @@ err_wq:
 
 static void __exit sdp_exit(void)
 {
-	sock_unregister(af_inet6_sdp);
-	sock_unregister(af_inet_sdp);
+	sock_unregister(sdp_af_inet6);
+	sock_unregister(sdp_af_inet);
 	sdp_dev_exit();
 	sdp_proc_exit();
 	proto_unregister(&sdp_proto);

@@ -122,6 +122,7 @@ struct sdp_sock {
 	bool			nodelay;	/* TCP_NODELAY */
 	bool			cork;		/* TCP_CORK */
 	bool			more;		/* MSG_MORE on the last send */
+	bool			v6;		/* given a sockaddr_in6 */
 	int			user_mss;	/* TCP_MAXSEG */
 	int			keepidle, keepintvl, keepcnt;
 
@@ -236,6 +237,8 @@ static inline struct sdp_net *sdp_net(const struct net *net)
 #define SDP_INC_STATS(net, field)	SDP_ADD_STATS(net, field, 1)
 
 /* af_sdp.c */
+extern int sdp_af_inet;
+extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
 extern int sdp_rx_size;
 extern int rcvbuf_initial_size;

@@ -538,40 +538,26 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 	return 0;
 }
 
-/* Convert an application's address to the one rdma_cm takes.  Either
- * AF_INET (AF_INET6) or the SDP family number is accepted; bind() also
- * takes AF_UNSPEC with INADDR_ANY, as inet_bind() does.
+/* Convert an application's address to the one rdma_cm takes.  Like the
+ * old SDP stack, either SDP family takes a sockaddr_in (sa_family AF_INET
+ * or AF_INET_SDP) and a sockaddr_in6 (AF_INET6 or AF_INET6_SDP); once a
+ * socket was given a sockaddr_in6, getname() answers with one.  bind()
+ * also takes AF_UNSPEC with INADDR_ANY, as inet_bind() does.
  */
 static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 		       struct sockaddr_storage *out, bool bind)
 {
-	int fam = sdp_addr_family(sk);
+	sa_family_t fam = uaddr->sa_family;
 
 	memset(out, 0, sizeof(*out));
-	if (fam == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)out;
-
-		if (len < (int)sizeof(*sin))
-			return -EINVAL;
-		memcpy(sin, uaddr, sizeof(*sin));
-		if (sin->sin_family != AF_INET &&
-		    sin->sin_family != sk->sk_family &&
-		    !(bind && sin->sin_family == AF_UNSPEC &&
-		      sin->sin_addr.s_addr == htonl(INADDR_ANY)))
-			return -EAFNOSUPPORT;
-		sin->sin_family = AF_INET;
-		memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
-		return 0;
-	} else {
+	if (fam == AF_INET6 || fam == sdp_af_inet6) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)out;
 
 		if (len < SIN6_LEN_RFC2133)
 			return -EINVAL;
 		memcpy(sin6, uaddr, min_t(int, len, sizeof(*sin6)));
-		if (sin6->sin6_family != AF_INET6 &&
-		    sin6->sin6_family != sk->sk_family)
-			return -EAFNOSUPPORT;
 		sin6->sin6_family = AF_INET6;
+		sdp_sk(sk)->v6 = true;
 		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
 			struct sockaddr_in sin = {
 				.sin_family = AF_INET,
@@ -582,6 +568,19 @@ static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 			memset(out, 0, sizeof(*out));
 			memcpy(out, &sin, sizeof(sin));
 		}
+		return 0;
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)out;
+
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		memcpy(sin, uaddr, sizeof(*sin));
+		if (fam != AF_INET && fam != sdp_af_inet &&
+		    !(bind && fam == AF_UNSPEC &&
+		      sin->sin_addr.s_addr == htonl(INADDR_ANY)))
+			return -EAFNOSUPPORT;
+		sin->sin_family = AF_INET;
+		memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
 		return 0;
 	}
 }

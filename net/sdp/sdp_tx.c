@@ -103,7 +103,13 @@ static bool sdp_tx_hold(const struct sdp_sock *ssk, const struct sdp_buf *buf)
 	    !list_is_last(&buf->list, &ssk->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
-	return ssk->cork || ssk->more || (!ssk->nodelay && ssk->tx_inflight);
+	if (ssk->cork || ssk->more)
+		return true;
+	/* Nagle: data in flight that neither its send completion nor the
+	 * peer's mseq_ack has shown to be received yet
+	 */
+	return !ssk->nodelay && ssk->tx_inflight &&
+	       ssk->remote_ack != ssk->tx_mseq;
 }
 
 /**
