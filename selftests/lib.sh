@@ -60,3 +60,35 @@ sdp_unload() {
 sdp_pd_count() {
 	rdma resource show pd 2>/dev/null | grep -c 'comm \[ib_sdp\]'
 }
+
+# sdp_inuse: SDP sockets in use in this namespace.
+sdp_inuse() {
+	awk '$1 == "SDP" {print $3}' /proc/net/protocols
+}
+
+# sdp_stat NAME: a counter of /proc/net/sdpstats.
+sdp_stat() {
+	awk -v n="$1" '$1 == n {print $2}' /proc/net/sdpstats
+}
+
+# sdp_rdma_objects: QPs, CQs and MRs ib_sdp holds, one count per line.
+sdp_rdma_objects() {
+	local r
+	for r in qp cq mr; do
+		rdma resource show "$r" 2>/dev/null | grep -c 'comm \[ib_sdp\]'
+	done | paste -sd' '
+}
+
+# sdp_check_clean: after a test, every SDP socket and RDMA object is gone
+# (teardown is asynchronous: allow it a few seconds).
+sdp_check_clean() {
+	local i
+	for i in $(seq 50); do
+		[ "$(sdp_inuse)" = 0 ] && [ "$(sdp_rdma_objects)" = "0 0 0" ] && break
+		sleep 0.2
+	done
+	check_eq "no SDP socket left" 0 "$(sdp_inuse)"
+	check_eq "no ib_sdp QP, CQ or MR left" "0 0 0" "$(sdp_rdma_objects)"
+	check_eq "no row left in /proc/net/sdp" 1 "$(wc -l </proc/net/sdp)"
+	check "ib_sdp unloads" rmmod ib_sdp
+}

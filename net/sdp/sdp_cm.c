@@ -137,6 +137,7 @@ static void sdp_connect_failed(struct sdp_sock *ssk, int err)
 		ssk->last_bind_err = err;
 	__set_bit(SDP_F_RESET, &ssk->flags);
 	sk->sk_state = TCP_CLOSE;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);	/* as tcp_done() */
 	WRITE_ONCE(sk->sk_err, err);
 	sdp_conn_queue_teardown(ssk);
 	sk_error_report(sk);

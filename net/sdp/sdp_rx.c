@@ -214,7 +214,9 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	case SDP_MID_ABORT:
 		SDP_INC_STATS(net, SDP_MIB_RX_ABORT);
-		sdp_conn_abort(ssk, ECONNRESET, false);
+		/* as tcp_reset(): after the peer's DisConn, a write fails */
+		sdp_conn_abort(ssk, sk->sk_state == TCP_CLOSE_WAIT ?
+			       EPIPE : ECONNRESET, false);
 		return;
 	}
 

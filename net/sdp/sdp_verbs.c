@@ -419,7 +419,8 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) &&
 	    !test_bit(SDP_F_RESET, &ssk->flags)) {
 		__set_bit(SDP_F_RESET, &ssk->flags);
-		WRITE_ONCE(sk->sk_err, ECONNRESET);
+		WRITE_ONCE(sk->sk_err, sk->sk_state == TCP_CLOSE_WAIT ?
+			   EPIPE : ECONNRESET);
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
 		sk_error_report(sk);
 	} else if (!test_bit(SDP_F_RESET, &ssk->flags)) {

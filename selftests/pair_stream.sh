@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One SDP connection between the two VMs of a pair: 64 MiB of seeded
+# random data each way, every byte checked on both hosts.
+# Argument: "a" (server, on SDP_IP) or "b" (client, to SDP_PEER_IP).
+. "$(dirname "$0")/lib.sh"
+
+role=${1:?a or b}
+rxe-up >/dev/null || exit 1
+sdp_unload
+sdp_load || exit 1
+
+if [ "$role" = a ]; then
+	out=$(timeout 600 sdp_stream server sdp "$SDP_IP" 7500 1 2>&1)
+	check_eq "server: the stream from the other host verified ($out)" 0 "$?"
+else
+	# sdp_stream retries while the server is not up yet
+	out=$(timeout 600 sdp_stream client sdp "$SDP_PEER_IP" 7500 1 $((64 << 20)) 9 2>&1)
+	check_eq "client: the echo from the other host verified ($out)" 0 "$?"
+fi
+check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+sdp_check_clean
+finish

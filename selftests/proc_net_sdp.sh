@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# /proc/net/sdp shows the listener and both ends of an established
+# connection with the right addresses, ports and states; the rows go away
+# after close; /proc/net/sdpstats counts the opens, bytes and messages.
+. "$(dirname "$0")/lib.sh"
+
+addr=$(rxe-up) || exit 1
+sdp_unload
+sdp_load || exit 1
+
+hexaddr=$(printf '%02X' $(echo "$addr" | tr '.' ' ') | \
+	  sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
+port=7400
+hexport=$(printf '%04X' $port)
+head -1 /proc/net/sdp
+check_eq "header" "  sl  local_address rem_address        uid inode   rx_queue tx_queue state" \
+	"$(head -1 /proc/net/sdp)"
+
+sdp_stream server sdp "$addr" $port 1 >/dev/null 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	grep -q " $hexaddr:$hexport 00000000:0000 .* A$" /proc/net/sdp && break
+	sleep 0.1
+done
+cat /proc/net/sdp
+check "listener row: $hexaddr:$hexport, state 0A (LISTEN)" \
+	grep -q " $hexaddr:$hexport 00000000:0000 .* A$" /proc/net/sdp
+
+sdp_stream client sdp "$addr" $port 1 $((48 << 20)) 3 >/dev/null 2>&1 &
+cli=$!
+for _ in $(seq 100); do
+	[ "$(awk '$NF == "1"' /proc/net/sdp | wc -l)" = 2 ] && break
+	sleep 0.1
+done
+cat /proc/net/sdp
+rows=$(awk '$NF == "1" {print $2, $3}' /proc/net/sdp)
+check_eq "two established rows (state 1)" 2 "$(echo "$rows" | grep -c .)"
+server_row=$(echo "$rows" | grep "^$hexaddr:$hexport ")
+client_row=$(echo "$rows" | grep -v "^$hexaddr:$hexport ")
+check "server end: local $hexaddr:$hexport" test -n "$server_row"
+check_eq "client end: remote is the server" "$hexaddr:$hexport" "${client_row#* }"
+check_eq "server end: remote is the client's local address and port" \
+	"${client_row% *}" "${server_row#* }"
+check "uid and inode columns" \
+	bash -c "awk '\$NF == \"1\" && \$4 == 0 && \$5 > 0' /proc/net/sdp | grep -q ."
+
+wait $cli
+check_eq "client verified its stream" 0 "$?"
+wait $srv
+check_eq "server verified its stream" 0 "$?"
+for _ in $(seq 50); do
+	[ "$(wc -l </proc/net/sdp)" = 1 ] && break
+	sleep 0.1
+done
+check_eq "rows gone after close" 1 "$(wc -l </proc/net/sdp)"
+cat /proc/net/sdpstats
+check_eq "ActiveOpens" 1 "$(sdp_stat ActiveOpens)"
+check_eq "PassiveOpens" 1 "$(sdp_stat PassiveOpens)"
+check_eq "ConnClosed (both ends)" 2 "$(sdp_stat ConnClosed)"
+check_eq "TxBytes = RxBytes = 48 MiB each way + the 16-byte stream header" \
+	"$((2 * (48 << 20) + 16)) $((2 * (48 << 20) + 16))" \
+	"$(sdp_stat TxBytes) $(sdp_stat RxBytes)"
+check_eq "TxData = RxData" "$(sdp_stat TxData)" "$(sdp_stat RxData)"
+check_eq "a DisConn each way, both ends" "2 2" "$(sdp_stat TxDisConn) $(sdp_stat RxDisConn)"
+check "credit updates sent and received alike" \
+	test "$(sdp_stat TxCreditUpdate)" = "$(sdp_stat RxCreditUpdate)"
+sdp_check_clean
+finish
