@@ -49,6 +49,21 @@ want "half-closed reads" "4 bytes"
 want "read all then" "1048576 bytes, EOF"
 want "linger0: peer read" ECONNRESET
 want "unread close: peer read" ECONNRESET
+# What TCP has no answer for.
+sdp_conn sdp-only "$addr" 7350 >/tmp/conn.only 2>&1
+cat /tmp/conn.only
+only() {
+	check_eq "SDP $1" "$2" "$(sed -n "s/^$1 *| //p" /tmp/conn.only)"
+}
+only "connect 127.0.0.1" ENODEV
+check_eq "SDP_LAST_BIND_ERR after it" ENODEV \
+	"$(sed -n 's/^  SDP_LAST_BIND_ERR *| //p' /tmp/conn.only | head -1)"
+only "corked: messages sent" 0
+only "uncorked: messages sent" 1
+only "peer has" "100 bytes"
+check "TCP_NODELAY: one message per write while credits last" \
+	test "$(sed -n 's/^nodelay: messages sent *| //p' /tmp/conn.only)" -ge 50
+
 check "connections were refused and reset as counted" \
 	test "$(sdp_stat ConnRefused)" -ge 3 -a "$(sdp_stat ConnAborted)" -ge 2
 sdp_check_clean

@@ -4,6 +4,7 @@
  * compared line by line: each case prints "case: what a program sees".
  *
  * Usage: sdp_conn tcp|sdp ADDR BASEPORT
+ *        sdp_conn sdp-only ADDR BASEPORT   (what TCP has no answer for)
  *
  * Cases: ECONNREFUSED, EADDRINUSE, SO_REUSEADDR, non-blocking connect
  * (EINPROGRESS, POLLOUT, SO_ERROR) to a listener and to nothing,
@@ -23,8 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <linux/sdp.h>
 
 #include "check.h"
 
@@ -138,6 +143,14 @@ static const char *rd(int fd, int flags)
 		return errname(errno);
 	snprintf(buf, sizeof(buf), "%zd bytes", n);
 	return buf;
+}
+
+static int ioctl_inq(int fd)
+{
+	int n = -1;
+
+	ioctl(fd, FIONREAD, &n);
+	return n;
 }
 
 static void case_refused(int port)
@@ -344,6 +357,76 @@ static void case_peer_closed(int port)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+static void case_unreachable(void)
+{
+	struct sockaddr_in s = sa(9);
+	int fd = mk();
+
+	/* an address on the test bed's subnet that nobody answers ARP for */
+	s.sin_addr.s_addr = htonl(ntohl(s.sin_addr.s_addr) + 98);
+	OUT("unreachable", "%s", res(connect(fd, (struct sockaddr *)&s, sizeof(s))));
+	close(fd);
+}
+
+static long stat_of(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char n[64];
+	long v = -1, x;
+
+	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
+		if (!strcmp(n, name))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* What only SDP has: no RDMA device behind an address, SDP_LAST_BIND_ERR,
+ * TCP_CORK and Nagle seen in the message counters.
+ */
+static void sdp_extras(int port)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int fd = mk(), err = -1, one = 1, zero = 0, cl, sv, i;
+	socklen_t len = sizeof(err);
+	long before;
+	char c = 'c';
+
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	OUT("connect 127.0.0.1", "%s", res(connect(fd, (struct sockaddr *)&lo, sizeof(lo))));
+	getsockopt(fd, SOL_SDP, SDP_LAST_BIND_ERR, &err, &len);
+	OUT("  SDP_LAST_BIND_ERR", "%s", errname(err));
+	close(fd);
+	fd = mk();
+	OUT("bind 127.0.0.1", "%s", res(bind(fd, (struct sockaddr *)&lo, sizeof(lo))));
+	getsockopt(fd, SOL_SDP, SDP_LAST_BIND_ERR, &err, &len);
+	OUT("  SDP_LAST_BIND_ERR", "%s", errname(err));
+	close(fd);
+
+	pair(port, &cl, &sv);
+	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
+	before = stat_of("TxData");
+	for (i = 0; i < 100; i++)
+		send(cl, &c, 1, 0);
+	usleep(200000);
+	OUT("corked: messages sent", "%ld", stat_of("TxData") - before);
+	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
+	usleep(200000);
+	OUT("uncorked: messages sent", "%ld", stat_of("TxData") - before);
+	OUT("peer has", "%d bytes", (usleep(100000), ioctl_inq(sv)));
+
+	setsockopt(cl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	before = stat_of("TxData");
+	for (i = 0; i < 100; i++)
+		send(cl, &c, 1, 0);
+	usleep(200000);
+	OUT("nodelay: messages sent", "%ld", stat_of("TxData") - before);
+	close(cl);
+	close(sv);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -354,6 +437,10 @@ int main(int argc, char **argv)
 	family = !strcmp(argv[1], "tcp") ? AF_INET : 27;
 	addr = argv[2];
 	base_port = atoi(argv[3]);
+	if (!strcmp(argv[1], "sdp-only")) {
+		sdp_extras(base_port);
+		return 0;
+	}
 
 	case_refused(base_port);
 	case_addrinuse(base_port + 1);
@@ -364,5 +451,6 @@ int main(int argc, char **argv)
 	case_eof(base_port + 7);
 	case_reset(base_port + 8);
 	case_peer_closed(base_port + 10);
+	case_unreachable();
 	return 0;
 }

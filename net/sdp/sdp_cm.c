@@ -43,29 +43,28 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
 }
 
-/* Errno of a failed connection attempt, as TCP would report it. */
+/* Errno of a failed connection attempt, as TCP would report it, except
+ * that an address with no RDMA device behind it is ENODEV.
+ */
 static int sdp_cm_errno(struct rdma_cm_event *ev)
 {
 	switch (ev->event) {
 	case RDMA_CM_EVENT_REJECTED:
 		return ECONNREFUSED;
 	case RDMA_CM_EVENT_UNREACHABLE:
-		return ev->status == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH;
+		/* the REQ was never answered: as a SYN never answered */
+		return ETIMEDOUT;
 	default:
 		break;
 	}
 	switch (ev->status) {
-	case -ETIMEDOUT:
-		return ETIMEDOUT;
-	case -ENETUNREACH:
-		return ENETUNREACH;
 	case -ENODEV:
 	case -EADDRNOTAVAIL:
-		/* no RDMA device behind the route to the address */
 		return ENODEV;
-	case -ECONNREFUSED:
-		return ECONNREFUSED;
+	case -ENETUNREACH:
+		return ENETUNREACH;
 	default:
+		/* neighbour resolution failed: as TCP after ARP fails */
 		return EHOSTUNREACH;
 	}
 }
@@ -133,7 +132,7 @@ static void sdp_connect_failed(struct sdp_sock *ssk, int err)
 		return;
 	SDP_INC_STATS(sock_net(sk), err == ECONNREFUSED ?
 		      SDP_MIB_CONN_REFUSED : SDP_MIB_CONN_FAILED);
-	if (err == ENODEV || err == EHOSTUNREACH)
+	if (err == ENODEV || err == EHOSTUNREACH || err == ENETUNREACH)
 		ssk->last_bind_err = err;
 	__set_bit(SDP_F_RESET, &ssk->flags);
 	sk->sk_state = TCP_CLOSE;
@@ -586,6 +585,13 @@ static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 	}
 }
 
+static bool sdp_addr_loopback(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ipv4_is_loopback(((struct sockaddr_in *)a)->sin_addr.s_addr);
+	return ipv6_addr_loopback(&((struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
 	struct sock *sk = sock->sk;
@@ -805,6 +811,12 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
 		if (err)
 			goto out;
+		if (sdp_addr_loopback(&addr)) {
+			/* rdma_cm cannot reach loopback addresses */
+			err = -ENODEV;
+			ssk->last_bind_err = ENODEV;
+			goto out;
+		}
 		err = sdp_renew_id(ssk);
 		if (err)
 			goto out;
