@@ -22,7 +22,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 export KVER
 
 .PHONY: all module userspace selftests deps install uninstall check demo \
-	checkpatch clean
+	bench checkpatch clean
 
 all: module userspace selftests
 
@@ -63,6 +63,12 @@ demo:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/demo
+
+# Not a test: SDP against raw verbs on the same device (testbed/bench).
+bench:
+	$(MAKE) deps
+	$(MAKE) all
+	testbed/bench $(ROUNDS)
 
 checkpatch:
 	testbed/checkpatch
