@@ -11,6 +11,9 @@
  *	in random write sizes (1 B .. 256 KiB) while reading the echo in
  *	random read sizes and checking it; then half-closes and expects EOF
  *	after exactly BYTES.
+ *   sdp_stream sink FAM ADDR PORT NCONN
+ *	accept NCONN connections one after the other and read each until
+ *	end of file or an error; print what each ended with.
  *   sdp_stream bothfull FAM ADDR PORT BYTES
  *	one connection to itself; both ends write BYTES before either reads
  *	(readers start 2 s after the writers); both streams checked.
@@ -400,6 +403,32 @@ static int run_bothfull(const char *addr, int port, uint64_t bytes)
 	return bad ? 1 : 0;
 }
 
+static int run_sink(const char *addr, int port, int nconn)
+{
+	int lfd = listen_on(addr, port), i, fd;
+	char buf[4096];
+	ssize_t n, total;
+
+	printf("listening\n");
+	fflush(stdout);
+	for (i = 0; i < nconn; i++) {
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			perror("accept");
+			return 1;
+		}
+		total = 0;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			total += n;
+		printf("conn %d: %zd bytes, then %s\n", i, total,
+		       n < 0 ? strerror(errno) : "EOF");
+		fflush(stdout);
+		close(fd);
+	}
+	close(lfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	alarm(1500);	/* a hang fails the test instead of stalling it */
@@ -413,6 +442,8 @@ int main(int argc, char **argv)
 		return run_client(argv[3], atoi(argv[4]), atoi(argv[5]),
 				  strtoull(argv[6], NULL, 0),
 				  strtoull(argv[7], NULL, 0));
+	if (!strcmp(argv[1], "sink") && argc == 6)
+		return run_sink(argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (!strcmp(argv[1], "bothfull") && argc == 6)
 		return run_bothfull(argv[3], atoi(argv[4]),
 				    strtoull(argv[5], NULL, 0));

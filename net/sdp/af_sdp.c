@@ -283,6 +283,10 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 			} else {
 				sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 				set_bit(SOCK_NOSPACE, &sock->flags);
+				/* NOSPACE before the recheck, against a
+				 * completion freeing a buffer just now
+				 * (as tcp_poll())
+				 */
 				smp_mb__after_atomic();
 				if (sdp_writable(ssk))
 					mask |= EPOLLOUT | EPOLLWRNORM;

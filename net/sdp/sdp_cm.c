@@ -44,28 +44,28 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 }
 
 /* Errno of a failed connection attempt, as TCP would report it, except
- * that an address with no RDMA device behind it is ENODEV.
+ * that an address with no RDMA device behind it is -ENODEV.
  */
 static int sdp_cm_errno(struct rdma_cm_event *ev)
 {
 	switch (ev->event) {
 	case RDMA_CM_EVENT_REJECTED:
-		return ECONNREFUSED;
+		return -ECONNREFUSED;
 	case RDMA_CM_EVENT_UNREACHABLE:
 		/* the REQ was never answered: as a SYN never answered */
-		return ETIMEDOUT;
+		return -ETIMEDOUT;
 	default:
 		break;
 	}
 	switch (ev->status) {
 	case -ENODEV:
 	case -EADDRNOTAVAIL:
-		return ENODEV;
+		return -ENODEV;
 	case -ENETUNREACH:
-		return ENETUNREACH;
+		return -ENETUNREACH;
 	default:
 		/* neighbour resolution failed: as TCP after ARP fails */
-		return EHOSTUNREACH;
+		return -EHOSTUNREACH;
 	}
 }
 
@@ -455,7 +455,7 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-		sdp_connect_failed(ssk, sdp_cm_errno(ev));
+		sdp_connect_failed(ssk, -sdp_cm_errno(ev));
 		sdp_conn_queue_teardown(ssk);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -547,6 +547,7 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 		       struct sockaddr_storage *out, bool bind)
 {
+	struct sockaddr_in *sin = (struct sockaddr_in *)out;
 	sa_family_t fam = uaddr->sa_family;
 
 	memset(out, 0, sizeof(*out));
@@ -559,30 +560,28 @@ static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 		sin6->sin6_family = AF_INET6;
 		sdp_sk(sk)->v6 = true;
 		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
-			struct sockaddr_in sin = {
+			struct sockaddr_in v4 = {
 				.sin_family = AF_INET,
 				.sin_port = sin6->sin6_port,
 				.sin_addr.s_addr = sin6->sin6_addr.s6_addr32[3],
 			};
 
 			memset(out, 0, sizeof(*out));
-			memcpy(out, &sin, sizeof(sin));
+			memcpy(sin, &v4, sizeof(v4));
 		}
 		return 0;
-	} else {
-		struct sockaddr_in *sin = (struct sockaddr_in *)out;
-
-		if (len < (int)sizeof(*sin))
-			return -EINVAL;
-		memcpy(sin, uaddr, sizeof(*sin));
-		if (fam != AF_INET && fam != sdp_af_inet &&
-		    !(bind && fam == AF_UNSPEC &&
-		      sin->sin_addr.s_addr == htonl(INADDR_ANY)))
-			return -EAFNOSUPPORT;
-		sin->sin_family = AF_INET;
-		memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
-		return 0;
 	}
+
+	if (len < (int)sizeof(*sin))
+		return -EINVAL;
+	memcpy(sin, uaddr, sizeof(*sin));
+	if (fam != AF_INET && fam != sdp_af_inet &&
+	    !(bind && fam == AF_UNSPEC &&
+	      sin->sin_addr.s_addr == htonl(INADDR_ANY)))
+		return -EAFNOSUPPORT;
+	sin->sin_family = AF_INET;
+	memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
+	return 0;
 }
 
 static bool sdp_addr_loopback(const struct sockaddr_storage *a)

@@ -4,7 +4,7 @@
  *
  * Every receive buffer of the ring is posted at connection setup.  A
  * completed message is validated in the order of Documentation/wire.rst
- * (byte count, header, length for its id, sequence, acknowledgement and
+ * (byte count, header, length for its id, sequence, acknowledgment and
  * credits against what is possible), its header's credits are taken, and
  * then:
  *  - Data with a payload stays in its buffer, queued on ->rx_queue, until
