@@ -33,14 +33,20 @@ bool sdp_writable(const struct sdp_sock *ssk)
 	       READ_ONCE(ssk->tx_nfree) > 0;
 }
 
-/* sk_write_space: wake writers once a send buffer is free again. */
+/* sk_write_space: wake writers that ran out of send buffers once a
+ * quarter of the ring is free again (as TCP waits for a third of its
+ * send buffer), so that a streaming writer is not woken per message.
+ */
 void sdp_write_space(struct sock *sk)
 {
+	struct sdp_sock *ssk = sdp_sk(sk);
 	struct socket *sock = sk->sk_socket;
 	struct socket_wq *wq;
 
-	if (!sock || !sdp_writable(sdp_sk(sk)) ||
-	    !test_bit(SOCK_NOSPACE, &sock->flags))
+	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
+		return;
+	if (test_bit(SDP_F_CONN, &ssk->flags) &&
+	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->tx_size / 4))
 		return;
 	clear_bit(SOCK_NOSPACE, &sock->flags);
 
