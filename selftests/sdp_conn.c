@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -338,6 +339,36 @@ static void case_reset(int port)
 	close(sv);
 }
 
+/* SO_LINGER {1, 1} with the peer not reading: close() waits the second,
+ * then the data still arrives in full once the peer reads.
+ */
+static void case_linger(int port)
+{
+	static char buf[1 << 16];
+	struct linger lg = { 1, 1 };
+	struct timespec a, b;
+	size_t sent = 0, got = 0;
+	ssize_t n;
+	int cl, sv;
+
+	pair(port, &cl, &sv);
+	fcntl(cl, F_SETFL, O_NONBLOCK);
+	while ((n = send(cl, buf, sizeof(buf), 0)) > 0)
+		sent += n;
+	fcntl(cl, F_SETFL, 0);
+	setsockopt(cl, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	OUT("linger 1s: close", "%s", res(close(cl)));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	OUT("linger 1s: close took", "%.0f s", (b.tv_sec - a.tv_sec) +
+	    (b.tv_nsec - a.tv_nsec) / 1e9);
+	while ((n = recv(sv, buf, sizeof(buf), 0)) > 0)
+		got += n;
+	OUT("linger 1s: peer got all", "%s, then %s", got == sent ? "yes" : "no",
+	    n < 0 ? errname(errno) : "EOF");
+	close(sv);
+}
+
 static void case_peer_closed(int port)
 {
 	int cl, sv;
@@ -451,6 +482,7 @@ int main(int argc, char **argv)
 	case_eof(base_port + 7);
 	case_reset(base_port + 8);
 	case_peer_closed(base_port + 10);
+	case_linger(base_port + 11);
 	case_unreachable();
 	return 0;
 }
