@@ -58,6 +58,8 @@ only() {
 only "connect 127.0.0.1" ENODEV
 check_eq "SDP_LAST_BIND_ERR after it" ENODEV \
 	"$(sed -n 's/^  SDP_LAST_BIND_ERR *| //p' /tmp/conn.only | head -1)"
+only "small buffers: send took" "$((5 * (32768 - 16))) bytes, then EAGAIN"
+only "small buffers: peer got all" yes
 only "corked: messages sent" 0
 only "uncorked: messages sent" 1
 only "peer has" "100 bytes"

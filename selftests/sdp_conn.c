@@ -28,6 +28,7 @@
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/sdp.h>
@@ -413,6 +414,52 @@ static long stat_of(const char *name)
 	return v;
 }
 
+/* SO_RCVBUF on the listener (4 receive buffers for its children) and
+ * SO_SNDBUF on the client (2 send buffers): a non-blocking sender with a
+ * peer that does not read fits exactly 3 messages into the peer (one
+ * credit is kept back) and 2 more into its own send buffers.
+ */
+static void small_buffers(int port)
+{
+	static char buf[1 << 16];
+	int rcv = 64 * 1024, snd = 32 * 1024, l, cl, sv;
+	struct sockaddr_in s = sa(port);
+	size_t sent = 0, got = 0;
+	ssize_t n;
+
+	l = mk();
+	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (bind(l, (struct sockaddr *)&s, sizeof(s)) || listen(l, 1))
+		exit(2);
+	cl = mk();
+	setsockopt(cl, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
+	if (connect(cl, (struct sockaddr *)&s, sizeof(s)))
+		exit(2);
+	sv = accept(l, NULL, NULL);
+	fcntl(cl, F_SETFL, O_NONBLOCK);
+	usleep(200000);
+	while ((n = send(cl, buf, sizeof(buf), 0)) > 0)
+		sent += n;
+	OUT("small buffers: send took", "%zu bytes, then %s", sent,
+	    errname(errno));
+	fcntl(cl, F_SETFL, 0);
+	if (!fork()) {
+		/* 3.2 MiB more through the 4 buffers while the peer reads */
+		for (n = 0; n < 50; n++)
+			send(cl, buf, sizeof(buf), 0);
+		shutdown(cl, SHUT_WR);
+		_exit(0);
+	}
+	sent += 50 * sizeof(buf);
+	while ((n = recv(sv, buf, sizeof(buf), 0)) > 0)
+		got += n;
+	wait(NULL);
+	OUT("small buffers: peer got all", "%s", got == sent ? "yes" : "no");
+	close(cl);
+	close(sv);
+	close(l);
+}
+
 /* What only SDP has: no RDMA device behind an address, SDP_LAST_BIND_ERR,
  * TCP_CORK and Nagle seen in the message counters.
  */
@@ -435,6 +482,8 @@ static void sdp_extras(int port)
 	getsockopt(fd, SOL_SDP, SDP_LAST_BIND_ERR, &err, &len);
 	OUT("  SDP_LAST_BIND_ERR", "%s", errname(err));
 	close(fd);
+
+	small_buffers(port + 1);
 
 	pair(port, &cl, &sv);
 	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
