@@ -58,6 +58,9 @@ only() {
 only "connect 127.0.0.1" ENODEV
 check_eq "SDP_LAST_BIND_ERR after it" ENODEV \
 	"$(sed -n 's/^  SDP_LAST_BIND_ERR *| //p' /tmp/conn.only | head -1)"
+check_eq "SDP backlog 1: two connections wait for accept" "ok ok" \
+	"$(sed -n 's/^backlog 1: connect 1-2 *| //p' /tmp/conn.only | paste -sd' ')"
+only "backlog 1: connect 3" ECONNREFUSED
 only "small buffers: send took" "$((5 * (32768 - 16))) bytes, then EAGAIN"
 only "small buffers: peer got all" yes
 only "corked: messages sent" 0

@@ -460,6 +460,26 @@ static void small_buffers(int port)
 	close(l);
 }
 
+/* listen(fd, 1): two connections wait for accept(), a third is refused
+ * (TCP would let it wait in SYN_SENT instead).
+ */
+static void backlog(int port)
+{
+	struct sockaddr_in s = sa(port);
+	int l = mk(), c[3], i;
+
+	if (bind(l, (struct sockaddr *)&s, sizeof(s)) || listen(l, 1))
+		exit(2);
+	for (i = 0; i < 3; i++) {
+		c[i] = mk();
+		OUT(i == 2 ? "backlog 1: connect 3" : "backlog 1: connect 1-2",
+		    "%s", res(connect(c[i], (struct sockaddr *)&s, sizeof(s))));
+	}
+	for (i = 0; i < 3; i++)
+		close(c[i]);
+	close(l);
+}
+
 /* What only SDP has: no RDMA device behind an address, SDP_LAST_BIND_ERR,
  * TCP_CORK and Nagle seen in the message counters.
  */
@@ -484,6 +504,7 @@ static void sdp_extras(int port)
 	close(fd);
 
 	small_buffers(port + 1);
+	backlog(port + 2);
 
 	pair(port, &cl, &sv);
 	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
