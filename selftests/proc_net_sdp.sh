@@ -45,6 +45,21 @@ check_eq "server end: remote is the client's local address and port" \
 check "uid and inode columns" \
 	bash -c "awk '\$NF == \"1\" && \$4 == 0 && \$5 > 0' /proc/net/sdp | grep -q ."
 
+# per network namespace: another namespace sees none of these rows, its
+# own sockets only, and counters of its own
+ip netns add sdptest
+check_eq "another namespace sees no row" 1 \
+	"$(ip netns exec sdptest cat /proc/net/sdp | wc -l)"
+check_eq "another namespace has its own counters" 0 \
+	"$(ip netns exec sdptest awk '$1 == "ActiveOpens" {print $2}' /proc/net/sdpstats)"
+sleep 3 | ip netns exec sdptest sdp_hold 27 >/dev/null &
+sleep 1
+check_eq "a socket in it shows there" 2 \
+	"$(ip netns exec sdptest cat /proc/net/sdp | wc -l)"
+check_eq "and not here" 0 "$(awk '$NF == "7"' /proc/net/sdp | wc -l)"
+wait $!
+ip netns delete sdptest
+
 wait $cli
 check_eq "client verified its stream" 0 "$?"
 wait $srv

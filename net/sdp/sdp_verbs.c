@@ -255,7 +255,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	attr.cap.max_recv_wr = ssk->rx_size + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	attr.cap.max_inline_data = READ_ONCE(sdp_inline_thresh);
+	attr.cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
 	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
 	attr.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(id, ssk->sdev->pd, &attr);
@@ -267,7 +267,9 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	if (err)
 		goto err_cq;
 	ssk->qp = id->qp;
-	ssk->max_inline = attr.cap.max_inline_data;
+	/* the device may report more than asked for */
+	ssk->max_inline = min_t(u32, attr.cap.max_inline_data,
+				max(READ_ONCE(sdp_inline_thresh), 0));
 
 	ssk->rx_posted = 0;
 	ssk->rx_mseq = 0;
