@@ -27,6 +27,11 @@ check "messages of at most 1008 bytes of payload" \
 	test "$msgs" -ge $((2 * 4 * (4 << 20) / 1008))
 check "the sender waited for credits" test "$(sdp_stat CreditStalls)" -gt 0
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+# Both ends write less than their send rings hold and half-close with data
+# still waiting for credits, before either reads: the credit updates must
+# go out even while a DisConn waits (this deadlocked once).
+out=$(timeout 120 sdp_stream bothfull sdp "$addr" 7801 40000 2>&1)
+check_eq "half-closed with data waiting for credits: no deadlock ($out)" 0 "$?"
 sdp_check_clean
 
 sdp_load rcvbuf_initial_size=262144 sdp_rx_size=16 || exit 1

@@ -164,14 +164,16 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, payload);
 	}
 
-	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags)) {
-		if (list_empty(&ssk->tx_queue) &&
-		    !sdp_send_ctrl(ssk, SDP_MID_DISCONN)) {
-			__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
-			__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
-		}
+	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
+	    list_empty(&ssk->tx_queue) &&
+	    !sdp_send_ctrl(ssk, SDP_MID_DISCONN)) {
+		__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
+		__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
 		return;
 	}
+	/* Even with data or a DisConn waiting for credits: the peer may be
+	 * waiting for ours before it can send what gives us credits.
+	 */
 	if (sdp_need_credit_update(ssk))
 		sdp_send_ctrl(ssk, SDP_MID_DATA);
 }
