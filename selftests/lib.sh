@@ -79,8 +79,16 @@ sdp_rdma_objects() {
 	done | paste -sd' '
 }
 
-# sdp_check_clean: after a test, every SDP socket and RDMA object is gone
-# (teardown is asynchronous: allow it a few seconds).
+# sdp_slab_objs: objects allocated from the SDP socket cache (the test
+# bed boots with slab_nomerge, so the cache is SDP's alone); shrinking it
+# first flushes the per-CPU slabs, whose free objects would count as used.
+sdp_slab_objs() {
+	echo 1 >/sys/kernel/slab/SDP/shrink 2>/dev/null
+	awk '$1 == "SDP" {print $2}' /proc/slabinfo
+}
+
+# sdp_check_clean: after a test, every SDP socket, its memory and every
+# RDMA object is gone (teardown is asynchronous: allow it a few seconds).
 sdp_check_clean() {
 	local i
 	for i in $(seq 50); do
@@ -90,5 +98,6 @@ sdp_check_clean() {
 	check_eq "no SDP socket left" 0 "$(sdp_inuse)"
 	check_eq "no ib_sdp QP, CQ or MR left" "0 0 0" "$(sdp_rdma_objects)"
 	check_eq "no row left in /proc/net/sdp" 1 "$(wc -l </proc/net/sdp)"
+	check_eq "no SDP socket left in its slab cache" 0 "$(sdp_slab_objs)"
 	check "ib_sdp unloads" rmmod ib_sdp
 }
