@@ -1661,7 +1661,7 @@ static int exec_probe(const char *fd)
 int main(int argc, char **argv)
 {
 	int base, i, j, steps = 0, same = 0, kn = 0, bad = 0;
-	double tt, ts, te;
+	double t0, t1, t2;
 	size_t k;
 
 	if (argc == 3 && !strcmp(argv[1], "--exec-probe"))
@@ -1695,11 +1695,11 @@ int main(int argc, char **argv)
 				wanted = true;
 		if (!wanted)
 			continue;
-		tt = now();
+		t0 = now();
 		run_case(c, false, base + 20 * k, &t);
-		ts = now();
+		t1 = now();
 		run_case(c, true, base + 20 * k, &s);
-		te = now();
+		t2 = now();
 		for (j = 0; j < (t.n > s.n ? t.n : s.n); j++) {
 			const char *ts = j < t.n ? t.step[j] : "-";
 			const char *tv = j < t.n ? t.val[j] : "-";
@@ -1728,7 +1728,7 @@ int main(int argc, char **argv)
 			printf("%-44s %-26s %-26s %s\n", row, tv, sv, verdict);
 		}
 		fprintf(stderr, "%s: TCP %.1f s, SDP %.1f s\n", c->name,
-			ts - tt, te - ts);
+			t1 - t0, t2 - t1);
 	}
 	for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
 		printf("known difference %s: %s\n", known[k].step, known[k].why);
