@@ -6,6 +6,8 @@
  * Usage: sdp_parity ADDR ADDR6 BASEPORT [CASE...]
  *   ADDR, ADDR6  IPv4 and IPv6 addresses of the RDMA netdev
  *   CASE         run only these cases (default: all)
+ * With SDP_PARITY_TSV=FILE in the environment, the rows also go to FILE
+ * as "case/step<TAB>TCP<TAB>SDP<TAB>verdict" lines, for scripts.
  * Prints one row per step: case/step, TCP's result, SDP's result, and
  * "same", "known" (a documented difference, see known[] below and
  * Documentation/sdp.rst "Differences from TCP") or "DIFFERENT".  Exits 1
@@ -103,7 +105,7 @@ static void case_sockopts(void)
 	OBS("SO_REUSEADDR default", "%d", getint(fd, SOL_SOCKET, SO_REUSEADDR));
 	setint(fd, SOL_SOCKET, SO_REUSEADDR, 1);
 	OBS("SO_REUSEADDR", "%d", getint(fd, SOL_SOCKET, SO_REUSEADDR));
-	setint(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+	OBS("SO_REUSEPORT set", "%s", res(setint(fd, SOL_SOCKET, SO_REUSEPORT, 1)));
 	OBS("SO_REUSEPORT", "%d", getint(fd, SOL_SOCKET, SO_REUSEPORT));
 
 	OBS("TCP_NODELAY default", "%d", getint(fd, IPPROTO_TCP, TCP_NODELAY));
@@ -162,7 +164,9 @@ static void case_tcp_info(void)
 	OBS("snd_mss > 0", "%s", yesno(ti.tcpi_snd_mss > 0));
 	OBS("rcv_mss > 0", "%s", yesno(ti.tcpi_rcv_mss > 0));
 	OBS("rtt > 0", "%s", yesno(ti.tcpi_rtt > 0));
-	OBS("bytes_acked", "%llu", (unsigned long long)ti.tcpi_bytes_acked);
+	/* TCP counts its SYN among the bytes acknowledged */
+	OBS("bytes_acked", "%s", ti.tcpi_bytes_acked == 1000 ||
+	    ti.tcpi_bytes_acked == 1001 ? "the 1000 sent" : "other");
 	OBS("bytes_sent", "%llu", (unsigned long long)ti.tcpi_bytes_sent);
 	OBS("notsent_bytes", "%u", ti.tcpi_notsent_bytes);
 	OBS("data_segs_out > 0", "%s", yesno(ti.tcpi_data_segs_out > 0));
@@ -204,6 +208,18 @@ static void case_refused(void)
 	OBS("accept", "%s", res(accept(l, NULL, NULL)));
 	close(fd);
 	close(l);
+}
+
+/* An address on the subnet that nobody answers ARP for. */
+static void case_unreachable(void)
+{
+	struct sockaddr_in s = sa4(E.addr, 9);
+	int fd = sock_new();
+
+	s.sin_addr.s_addr = htonl(ntohl(s.sin_addr.s_addr) + 98);
+	OBS("connect", "%s", res(connect(fd, SA(s), sizeof(s))));
+	OBS("SO_ERROR after", "%s", errname(getint(fd, SOL_SOCKET, SO_ERROR)));
+	close(fd);
 }
 
 static void case_bind(void)
@@ -1260,6 +1276,7 @@ static void case_nb_send(void)
 	OBS("a short count before", "%s", yesno(shorts));
 	OBS("poll full", "%s", pmask(c, 100));
 	if (!fork()) {
+		close(c);
 		_exit(drain(s) == (long)total ? 0 : 1);
 	}
 	close(s);
@@ -1490,6 +1507,7 @@ static const struct parity_case cases[] = {
 	{ "sockopts", case_sockopts, 30 },
 	{ "tcp_info", case_tcp_info, 30 },
 	{ "refused", case_refused, 60 },
+	{ "unreachable", case_unreachable, 60 },
 	{ "bind", case_bind, 30 },
 	{ "bind_privileged", case_bind_privileged, 30 },
 	{ "listen_unbound", case_listen_unbound, 30 },
@@ -1535,6 +1553,12 @@ static const struct known_diff {
 } known[] = {
 	{ "socket_flags/SO_DOMAIN", "AF_INET_SDP",
 	  "the socket's own family" },
+	{ "sockopts/SO_REUSEPORT set", "EOPNOTSUPP",
+	  "the 6.1 socket core refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it" },
+	{ "sockopts/SO_REUSEPORT", "0",
+	  "(follows from the above)" },
+	{ "bind/reuseaddr listen 1", "EADDRINUSE",
+	  "rdma_cm lets a port listen only while no other id is bound to it" },
 };
 
 struct run {
@@ -1662,6 +1686,7 @@ int main(int argc, char **argv)
 {
 	int base, i, j, steps = 0, same = 0, kn = 0, bad = 0;
 	double t0, t1, t2;
+	FILE *tsv = NULL;
 	size_t k;
 
 	if (argc == 3 && !strcmp(argv[1], "--exec-probe"))
@@ -1684,6 +1709,8 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("SDP_PARITY_TSV"))
+		tsv = fopen(getenv("SDP_PARITY_TSV"), "w");
 	printf("%-44s %-26s %-26s %s\n", "case/step", "TCP", "SDP", "");
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		const struct parity_case *c = &cases[k];
@@ -1713,7 +1740,11 @@ int main(int argc, char **argv)
 			kd = known_of(c->name, ts);
 			snprintf(row, sizeof(row), "%s/%s", c->name, ts);
 			steps++;
-			if (kd && !strcmp(kd->sdp, sv) && strcmp(tv, sv)) {
+			if (!strcmp(ts, "end") || !strcmp(ts, "setup")) {
+				/* a run that broke or hung fails the case */
+				verdict = "BROKEN";
+				bad++;
+			} else if (kd && !strcmp(kd->sdp, sv) && strcmp(tv, sv)) {
 				verdict = "known";
 				kn++;
 			} else if (!kd && j < t.n && j < s.n &&
@@ -1726,6 +1757,9 @@ int main(int argc, char **argv)
 				bad++;
 			}
 			printf("%-44s %-26s %-26s %s\n", row, tv, sv, verdict);
+			if (tsv)
+				fprintf(tsv, "%s\t%s\t%s\t%s\n", row, tv, sv,
+					verdict);
 		}
 		fprintf(stderr, "%s: TCP %.1f s, SDP %.1f s\n", c->name,
 			t1 - t0, t2 - t1);
@@ -1734,5 +1768,7 @@ int main(int argc, char **argv)
 		printf("known difference %s: %s\n", known[k].step, known[k].why);
 	printf("%d steps: %d same, %d known differences, %d different\n",
 	       steps, same, kn, bad);
+	if (tsv)
+		fclose(tsv);
 	return bad ? 1 : 0;
 }

@@ -16,8 +16,6 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
-#include <asm/ioctls.h>
-#include <linux/sockios.h>
 #include <linux/in.h>
 #include <linux/sched/signal.h>
 #include <net/sock.h>
@@ -53,6 +51,16 @@ module_param(sdp_inline_thresh, int, 0644);
 MODULE_PARM_DESC(sdp_inline_thresh,
 		 "messages up to this many bytes are sent inline if the device can (default 256)");
 
+int sdp_keepalive_time = TCP_KEEPALIVE_TIME / HZ;
+module_param(sdp_keepalive_time, int, 0644);
+MODULE_PARM_DESC(sdp_keepalive_time,
+		 "default TCP_KEEPIDLE of new sockets, seconds (default 7200)");
+
+int sdp_retry_count = 5;
+module_param(sdp_retry_count, int, 0644);
+MODULE_PARM_DESC(sdp_retry_count,
+		 "RC transport retries before a connection fails with ETIMEDOUT (0..7, default 5)");
+
 struct workqueue_struct *sdp_wq;
 
 static struct proto sdp_proto = {
@@ -60,6 +68,7 @@ static struct proto sdp_proto = {
 	.owner		= THIS_MODULE,
 	.obj_size	= sizeof(struct sdp_sock),
 	.release_cb	= sdp_release_cb,
+	.keepalive	= sdp_keepalive,
 };
 
 /* The address family getname() answers with. */
@@ -103,11 +112,19 @@ struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 	sk->sk_state = TCP_CLOSE;
 	sk->sk_destruct = sdp_sk_destruct;
 	sk->sk_write_space = sdp_write_space;
+	/* TCP's initial buffer sizes, as getsockopt() reports them */
+	sk->sk_rcvbuf = READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]);
+	sk->sk_sndbuf = READ_ONCE(net->ipv4.sysctl_tcp_wmem[1]);
 
 	ssk = sdp_sk(sk);
 	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == sdp_af_inet6)
+		ssk->v6only = READ_ONCE(net->ipv6.sysctl.bindv6only);
+#endif
 	INIT_LIST_HEAD(&ssk->accept_queue);
 	INIT_LIST_HEAD(&ssk->accept_node);
+	sdp_cm_init(ssk);
 	sdp_conn_init(ssk);
 	sock_prot_inuse_add(net, &sdp_proto, 1);
 	sdp_sock_list_add(ssk);
@@ -133,7 +150,7 @@ static void sdp_close_conn(struct sdp_sock *ssk)
 	case TCP_CLOSING:
 	case TCP_LAST_ACK:
 		/* unread data or SO_LINGER {1, 0}: reset, as TCP does */
-		if (READ_ONCE(ssk->rx_bytes) ||
+		if (ssk->rcv_nxt != ssk->copied_seq ||
 		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
 			sdp_conn_abort(ssk, 0, true);
 			break;
@@ -273,9 +290,19 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 
 	if (state != TCP_SYN_SENT && state != TCP_SYN_RECV) {
-		if (READ_ONCE(ssk->rx_bytes) &&
-		    READ_ONCE(ssk->rx_bytes) >= sock_rcvlowat(sk, 0, INT_MAX))
+		int target = sock_rcvlowat(sk, 0, INT_MAX);
+		u16 urg_data = READ_ONCE(ssk->urg_data);
+		u32 avail = sdp_rx_queued(ssk);
+
+		/* an urgent byte read out of line is not data to read */
+		if (unlikely(urg_data) &&
+		    READ_ONCE(ssk->urg_seq) == READ_ONCE(ssk->copied_seq) &&
+		    !sock_flag(sk, SOCK_URGINLINE))
+			target++;
+		if (avail && avail >= target)
 			mask |= EPOLLIN | EPOLLRDNORM;
+		if (urg_data & TCP_URG_VALID)
+			mask |= EPOLLPRI;
 
 		if (!(shutdown & SEND_SHUTDOWN)) {
 			if (sdp_writable(ssk)) {
@@ -299,185 +326,6 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	    !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
 	return mask;
-}
-
-static int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
-{
-	struct sock *sk = sock->sk;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int val;
-
-	switch (cmd) {
-	case SIOCINQ:
-		if (sk->sk_state == TCP_LISTEN)
-			return -EINVAL;
-		val = READ_ONCE(ssk->rx_bytes);
-		break;
-	case SIOCOUTQ:
-		if (sk->sk_state == TCP_LISTEN)
-			return -EINVAL;
-		lock_sock(sk);
-		val = ssk->tx_queued + ssk->tx_inflight_bytes;
-		release_sock(sk);
-		break;
-	case SIOCOUTQNSD:
-		if (sk->sk_state == TCP_LISTEN)
-			return -EINVAL;
-		lock_sock(sk);
-		val = ssk->tx_queued;
-		release_sock(sk);
-		break;
-	case SIOCATMARK:
-		val = 0;	/* no urgent data yet */
-		break;
-	default:
-		return -ENOIOCTLCMD;
-	}
-	return put_user(val, (int __user *)arg);
-}
-
-static int sdp_setsockopt_tcp(struct sock *sk, int optname, int val)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int err = 0;
-
-	lock_sock(sk);
-	switch (optname) {
-	case TCP_NODELAY:
-		ssk->nodelay = !!val;
-		if (val)
-			sdp_tx_flush(ssk);
-		break;
-	case TCP_CORK:
-		ssk->cork = !!val;
-		if (!val)
-			sdp_tx_flush(ssk);
-		break;
-	case TCP_MAXSEG:
-		if (val && (val < TCP_MIN_MSS || val > MAX_TCP_WINDOW))
-			err = -EINVAL;
-		else
-			ssk->user_mss = val;
-		break;
-	case TCP_KEEPIDLE:
-		if (val < 1 || val > MAX_TCP_KEEPIDLE)
-			err = -EINVAL;
-		else
-			ssk->keepidle = val;
-		break;
-	case TCP_KEEPINTVL:
-		if (val < 1 || val > MAX_TCP_KEEPINTVL)
-			err = -EINVAL;
-		else
-			ssk->keepintvl = val;
-		break;
-	case TCP_KEEPCNT:
-		if (val < 1 || val > MAX_TCP_KEEPCNT)
-			err = -EINVAL;
-		else
-			ssk->keepcnt = val;
-		break;
-	default:
-		err = -ENOPROTOOPT;
-		break;
-	}
-	release_sock(sk);
-	return err;
-}
-
-static int sdp_setsockopt(struct socket *sock, int level, int optname,
-			  sockptr_t optval, unsigned int optlen)
-{
-	struct sock *sk = sock->sk;
-	int val;
-
-	if (level != SOL_SDP && level != SOL_TCP)
-		return -ENOPROTOOPT;
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_sockptr(&val, optval, sizeof(val)))
-		return -EFAULT;
-	if (level == SOL_TCP)
-		return sdp_setsockopt_tcp(sk, optname, val);
-
-	switch (optname) {
-	case SDP_ZCOPY_THRESH:
-		if (val < 0)
-			return -EINVAL;
-		lock_sock(sk);
-		sdp_sk(sk)->zcopy_thresh = val;
-		release_sock(sk);
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static int sdp_getsockopt_tcp(struct sock *sk, int optname, int *val)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-
-	switch (optname) {
-	case TCP_NODELAY:
-		*val = ssk->nodelay;
-		return 0;
-	case TCP_CORK:
-		*val = ssk->cork;
-		return 0;
-	case TCP_MAXSEG:
-		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-			*val = ssk->tx_msg_max - sizeof(struct sdp_bsdh);
-		else
-			*val = ssk->user_mss ? : TCP_MSS_DEFAULT;
-		return 0;
-	case TCP_KEEPIDLE:
-		*val = ssk->keepidle ? : TCP_KEEPALIVE_TIME / HZ;
-		return 0;
-	case TCP_KEEPINTVL:
-		*val = ssk->keepintvl ? : TCP_KEEPALIVE_INTVL / HZ;
-		return 0;
-	case TCP_KEEPCNT:
-		*val = ssk->keepcnt ? : TCP_KEEPALIVE_PROBES;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-static int sdp_getsockopt(struct socket *sock, int level, int optname,
-			  char __user *optval, int __user *optlen)
-{
-	struct sdp_sock *ssk = sdp_sk(sock->sk);
-	int val, len, err;
-
-	if (level != SOL_SDP && level != SOL_TCP)
-		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (len < 0)
-		return -EINVAL;
-
-	if (level == SOL_TCP) {
-		err = sdp_getsockopt_tcp(sock->sk, optname, &val);
-		if (err)
-			return err;
-	} else {
-		switch (optname) {
-		case SDP_ZCOPY_THRESH:
-			val = READ_ONCE(ssk->zcopy_thresh);
-			break;
-		case SDP_LAST_BIND_ERR:
-			val = READ_ONCE(ssk->last_bind_err);
-			break;
-		default:
-			return -ENOPROTOOPT;
-		}
-	}
-
-	len = min_t(unsigned int, len, sizeof(int));
-	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
-		return -EFAULT;
-	return 0;
 }
 
 #define SDP_PROTO_OPS(_family)					\
@@ -540,7 +388,10 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 		sk_free(sk);	/* runs sdp_sk_destruct() */
 		return PTR_ERR(cm_id);
 	}
+	lock_sock(sk);
 	sdp_sk(sk)->cm_id = cm_id;
+	sdp_id_options(sdp_sk(sk), cm_id);
+	release_sock(sk);
 	return 0;
 }
 

@@ -64,11 +64,23 @@
 #define SDP_RESOLVE_TIMEOUT_MS	2000
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
 
+/* Per-connection counters, for TCP_INFO; under the socket lock. */
+struct sdp_conn_stats {
+	u64	bytes_sent;	/* payload posted */
+	u64	bytes_acked;	/* payload whose send completed */
+	u64	bytes_received;	/* payload received */
+	u32	segs_out, segs_in;		/* messages */
+	u32	data_segs_out, data_segs_in;	/* Data messages with payload */
+	u32	srtt_us, rttvar_us, min_rtt_us;	/* post to send completion */
+	unsigned long last_data_sent, last_data_recv, last_recv; /* jiffies */
+};
+
 /* A registered buffer: a receive buffer, a send buffer or a control send. */
 enum sdp_buf_kind {
 	SDP_BUF_RX,
 	SDP_BUF_TX,
 	SDP_BUF_CTRL,
+	SDP_BUF_PROBE,	/* the keepalive probe: no data */
 };
 
 struct sdp_buf {
@@ -77,12 +89,14 @@ struct sdp_buf {
 	struct sdp_sock		*ssk;
 	void			*data;
 	u64			dma;
+	u64			posted_ns; /* tx: when posted, for the RTT */
 	u32			size;	/* bytes allocated */
 	u32			len;	/* rx: bytes received; tx: bytes filled */
-	u32			off;	/* rx: next byte to read */
+	u32			seq;	/* rx: stream offset of the first payload byte */
 	u8			kind;	/* enum sdp_buf_kind */
 	u8			status;	/* enum ib_wc_status of the completion */
 	u8			mid;	/* tx: the message id posted */
+	u8			flags;	/* tx: BSDH flags (SDP_OOB_PRES) */
 };
 
 /* ssk->flags, under the socket lock */
@@ -99,6 +113,9 @@ enum {
 	SDP_F_RESET,		/* connection aborted: by us or by the peer */
 	SDP_F_EMBRYO,		/* child not yet in its listener's accept queue */
 	SDP_F_FIN_TIMER,	/* fin_work scheduled */
+	SDP_F_CORK_TIMER,	/* cork_work scheduled */
+	SDP_F_KA_TIMER,		/* ka_work scheduled */
+	SDP_F_KA_PROBE,		/* a keepalive probe is posted */
 };
 
 struct sdp_sock {
@@ -116,6 +133,13 @@ struct sdp_sock {
 	struct sock		*parent;	/* listener, held, until accepted */
 	struct list_head	accept_node;
 
+	/* listener: connection requests waiting for room in the accept
+	 * queue (struct sdp_pending_req), as TCP leaves SYNs unanswered
+	 */
+	struct list_head	pending_reqs;
+	int			pending_count;
+	struct work_struct	accept_work;	/* answers pending_reqs */
+
 	/* options */
 	int			zcopy_thresh;	/* SDP_ZCOPY_THRESH, bytes */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
@@ -123,8 +147,13 @@ struct sdp_sock {
 	bool			cork;		/* TCP_CORK */
 	bool			more;		/* MSG_MORE on the last send */
 	bool			v6;		/* given a sockaddr_in6 */
+	bool			v6only;		/* IPV6_V6ONLY */
+	u8			tos;		/* IP_TOS */
+	u8			tclass;		/* IPV6_TCLASS */
 	int			user_mss;	/* TCP_MAXSEG */
-	int			keepidle, keepintvl, keepcnt;
+	int			keepidle, keepintvl, keepcnt;	/* seconds */
+	u32			user_timeout;	/* TCP_USER_TIMEOUT, ms */
+	u32			notsent_lowat;	/* TCP_NOTSENT_LOWAT, bytes */
 
 	/* connection resources (SDP_F_CONN) */
 	struct sdp_device	*sdev;
@@ -134,6 +163,10 @@ struct sdp_sock {
 	struct mutex		teardown_lock;	/* serialises sdp_conn_teardown() */
 	struct work_struct	teardown_work;
 	struct delayed_work	fin_work;
+	struct delayed_work	cork_work;	/* TCP_CORK / MSG_MORE ceiling */
+	struct delayed_work	ka_work;	/* keepalive */
+	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
+	u8			ka_probes;	/* probes unanswered */
 	struct list_head	backlog;	/* completions deferred to release_cb */
 
 	/* receive side */
@@ -142,7 +175,10 @@ struct sdp_sock {
 	u32			rcv_size;	/* bytes per receive buffer */
 	u32			rx_posted;	/* buffers posted to the RQ */
 	struct list_head	rx_queue;	/* buffers with unread data */
-	u32			rx_bytes;	/* unread bytes, READ_ONCE */
+	u32			rcv_nxt;	/* stream bytes received, READ_ONCE */
+	u32			copied_seq;	/* stream bytes consumed, READ_ONCE */
+	u32			urg_seq;	/* stream offset of the urgent byte */
+	u16			urg_data;	/* TCP_URG_* | the urgent byte */
 	u32			rx_mseq;	/* mseq of the last message received */
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
@@ -163,6 +199,9 @@ struct sdp_sock {
 	u32			remote_ack;	/* mseq_ack from the peer */
 	u32			remote_bufs;	/* bufs from the peer */
 	u32			remote_max_bufs; /* bufs in its Hello/HelloAck */
+
+	/* for TCP_INFO */
+	struct sdp_conn_stats	st;
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
@@ -174,6 +213,12 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 static inline int sdp_tx_credits(const struct sdp_sock *ssk)
 {
 	return (s32)(ssk->remote_ack - ssk->tx_mseq) + (s32)ssk->remote_bufs;
+}
+
+/* Bytes received and not yet read (lockless readers: poll, /proc). */
+static inline u32 sdp_rx_queued(const struct sdp_sock *ssk)
+{
+	return READ_ONCE(ssk->rcv_nxt) - READ_ONCE(ssk->copied_seq);
 }
 
 static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
@@ -214,6 +259,13 @@ enum sdp_mib_field {
 	SDP_MIB_HELLO_ERRORS,
 	SDP_MIB_CQ_ERRORS,
 	SDP_MIB_FIN_TIMEOUTS,
+	SDP_MIB_TX_URGENT,
+	SDP_MIB_RX_URGENT,
+	SDP_MIB_KEEPALIVE_PROBES,
+	SDP_MIB_KEEPALIVE_TIMEOUTS,
+	SDP_MIB_TRANSPORT_TIMEOUTS,
+	SDP_MIB_LISTEN_QUEUED,
+	SDP_MIB_LISTEN_OVERFLOWS,
 	SDP_MIB_MAX
 };
 
@@ -243,6 +295,8 @@ extern int sdp_zcopy_thresh;
 extern int sdp_rx_size;
 extern int rcvbuf_initial_size;
 extern int sdp_inline_thresh;
+extern int sdp_keepalive_time;
+extern int sdp_retry_count;
 extern struct workqueue_struct *sdp_wq;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
@@ -264,6 +318,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
+void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
 
@@ -276,12 +331,30 @@ void sdp_bufs_free(struct sdp_sock *ssk);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
-void sdp_fin_timer_arm(struct sdp_sock *ssk);
 void sdp_conn_init(struct sdp_sock *ssk);
+
+/* sdp_timer.c */
+void sdp_timers_init(struct sdp_sock *ssk);
+int sdp_timers_cancel(struct sdp_sock *ssk);
+void sdp_fin_timer_arm(struct sdp_sock *ssk);
+void sdp_cork_timer_arm(struct sdp_sock *ssk);
+void sdp_ka_reset(struct sdp_sock *ssk, bool on);
+void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_keepalive(struct sock *sk, int val);
+
+/* sdp_sockopt.c */
+void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);
+int sdp_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int sdp_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
+int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
 
 /* sdp_tx.c */
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 void sdp_tx_flush(struct sdp_sock *ssk);
+void sdp_tx_push(struct sdp_sock *ssk);
+void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid);
 bool sdp_writable(const struct sdp_sock *ssk);

@@ -15,6 +15,10 @@
  *   CONNECT_REQUEST on the listener: the Hello is checked, a child socket
  *   (TCP_SYN_RECV, "embryo") gets its QP and buffers, rdma_accept with the
  *   HelloAck -> ESTABLISHED on the child: it joins the accept queue.
+ *   While the accept queue is full, a request waits unanswered on the
+ *   listener's pending_reqs (rdma_cm sends the peer an MRA, so it keeps
+ *   waiting, as a TCP client keeps retrying its SYN); accept() makes room
+ *   and accept_work answers the oldest one, under rdma_lock_handler().
  * Either side: DISCONNECTED -> teardown (sdp_verbs.c).
  *
  * rdma_cm calls sdp_cm_handler() in process context with the id's handler
@@ -26,6 +30,7 @@
 #include <net/ip.h>
 #include <net/route.h>
 #include <net/tcp_states.h>
+#include <rdma/ib_cm.h>
 
 #include "sdp.h"
 
@@ -41,6 +46,31 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 		return;
 	memcpy(&ssk->local, &id->route.addr.src_addr, sizeof(ssk->local));
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
+}
+
+/* A connection request waiting for room in the accept queue. */
+struct sdp_pending_req {
+	struct list_head	node;		/* the listener's pending_reqs */
+	struct rdma_cm_id	*id;
+	struct sdp_hello	hello;
+	u8			hello_len;
+	u8			initiator_depth;
+	u8			responder_resources;
+};
+
+/* Under the listener's lock: room for one more child?  If not, and
+ * requests are waiting, accept_work will be kicked when there is.
+ */
+static void sdp_pending_kick(struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	if (list_empty(&ssk->pending_reqs) || sk_acceptq_is_full(sk) ||
+	    sk->sk_state != TCP_LISTEN)
+		return;
+	sock_hold(sk);		/* accept_work's; put when it has run */
+	if (!queue_work(sdp_wq, &ssk->accept_work))
+		sock_put(sk);
 }
 
 /* Errno of a failed connection attempt, as TCP would report it, except
@@ -119,7 +149,7 @@ static void sdp_conn_param(struct rdma_cm_id *id,
 	p->initiator_depth = min_t(u32, 4,
 				   id->device->attrs.max_qp_init_rd_atom);
 	p->flow_control = 1;
-	p->retry_count = 7;
+	p->retry_count = clamp(READ_ONCE(sdp_retry_count), 0, 7);
 	p->rnr_retry_count = 7;
 }
 
@@ -179,6 +209,7 @@ static void sdp_active_established(struct sdp_sock *ssk,
 	sdp_addr_snapshot(ssk);
 	sk->sk_state = TCP_ESTABLISHED;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_ACTIVE_OPENS);
+	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
 	sk->sk_state_change(sk);
 	sdp_tx_flush(ssk);
 }
@@ -218,6 +249,7 @@ static int sdp_child_established(struct sock *child)
 	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
 	child->sk_state = TCP_ESTABLISHED;
 	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
+	sdp_ka_reset(cssk, sock_flag(child, SOCK_KEEPOPEN));
 	parent = cssk->parent;
 	release_sock(child);
 
@@ -253,6 +285,7 @@ static int sdp_child_failed(struct sock *child)
 
 	lock_sock(parent);
 	sk_acceptq_removed(parent);
+	sdp_pending_kick(parent);
 	release_sock(parent);
 	return sdp_child_drop(child, true);
 }
@@ -284,15 +317,29 @@ static void sdp_child_inherit(struct sock *child, struct sock *parent)
 	c->keepidle = p->keepidle;
 	c->keepintvl = p->keepintvl;
 	c->keepcnt = p->keepcnt;
+	c->user_timeout = p->user_timeout;
+	c->notsent_lowat = p->notsent_lowat;
+	c->v6 = p->v6;
+	c->v6only = p->v6only;
+	c->tos = p->tos;
+	c->tclass = p->tclass;
 }
 
-/* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
- * rejects the request and destroys @id).
+/*
+ * sdp_child_create - answer a connection request with a new child socket
+ * @sk: the listener, not locked
+ * @id: the request's id, its handler mutex held (in its handler, or
+ *	rdma_lock_handler())
+ * @pdata, @pdata_len: the request's private data (the Hello)
+ * @idepth, @rres: the requester's initiator depth and responder resources
+ *
+ * Return: 0, or a negative errno with nothing left but @id, which the
+ * caller rejects and destroys.
  */
-static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
-		      struct rdma_cm_event *ev)
+static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
+			    const void *pdata, u8 pdata_len, u8 idepth,
+			    u8 rres)
 {
-	struct sdp_sock *ssk = sdp_sk(sk);
 	struct rdma_conn_param param;
 	struct sdp_hello ack;
 	struct sdp_sock *cssk;
@@ -300,14 +347,8 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 	int err;
 
 	lock_sock(sk);
-	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
+	if (sk->sk_state != TCP_LISTEN || !sdp_sk(sk)->cm_id) {
 		release_sock(sk);
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
-		return -ECONNREFUSED;
-	}
-	if (sk_acceptq_is_full(sk)) {
-		release_sock(sk);
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
 		return -ECONNREFUSED;
 	}
 	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
@@ -333,18 +374,15 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 	err = sdp_conn_create(cssk, id);
 	if (err)
 		goto err_child;
-	if (sdp_hello_take(cssk, ev->param.conn.private_data,
-			   ev->param.conn.private_data_len, SDP_MID_HELLO)) {
+	if (sdp_hello_take(cssk, pdata, pdata_len, SDP_MID_HELLO)) {
 		err = -EPROTO;
 		goto err_conn;
 	}
 	id->context = child;
 	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
 	sdp_conn_param(id, &param, &ack);
-	param.responder_resources = min(param.responder_resources,
-					ev->param.conn.initiator_depth);
-	param.initiator_depth = min(param.initiator_depth,
-				    ev->param.conn.responder_resources);
+	param.responder_resources = min(param.responder_resources, idepth);
+	param.initiator_depth = min(param.initiator_depth, rres);
 	err = rdma_accept(id, &param);
 	if (err)
 		goto err_conn;
@@ -354,7 +392,7 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 err_conn:
 	id->context = sk;
 	release_sock(child);
-	/* the QP must go before rdma_cm destroys the id */
+	/* the QP must go before the id is destroyed */
 	sdp_conn_teardown(cssk);
 	lock_sock(child);
 err_child:
@@ -368,8 +406,144 @@ err_child:
 
 	lock_sock(sk);
 	sk_acceptq_removed(sk);
+	sdp_pending_kick(sk);
 	release_sock(sk);
 	sock_put(sk);
+	return err;
+}
+
+static void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)
+{
+	kfree(req);
+	sock_put(sk);		/* the request's, from sdp_pending_add() */
+}
+
+/* Under the listener's lock: hold a request until there is room. */
+static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req;
+	u8 len = ev->param.conn.private_data_len;
+
+	if (ssk->pending_count >=
+	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
+		return -ECONNREFUSED;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->id = id;
+	req->hello_len = min_t(u8, len, sizeof(req->hello));
+	if (ev->param.conn.private_data)
+		memcpy(&req->hello, ev->param.conn.private_data,
+		       req->hello_len);
+	req->initiator_depth = ev->param.conn.initiator_depth;
+	req->responder_resources = ev->param.conn.responder_resources;
+	sock_hold(sk);		/* the request's; put by sdp_pending_free() */
+	list_add_tail(&req->node, &ssk->pending_reqs);
+	ssk->pending_count++;
+	return 0;
+}
+
+/* An event on a request still waiting (the peer gave up, the device went
+ * away): drop it.  Returns 1 if it was one, for rdma_cm to destroy @id.
+ */
+static int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req, *found = NULL;
+
+	lock_sock(sk);
+	list_for_each_entry(req, &ssk->pending_reqs, node) {
+		if (req->id == id) {
+			found = req;
+			list_del(&req->node);
+			ssk->pending_count--;
+			break;
+		}
+	}
+	release_sock(sk);
+	if (!found)
+		return 0;
+	sdp_pending_free(sk, found);
+	return 1;
+}
+
+/* accept_work: answer waiting requests while the accept queue has room. */
+static void sdp_accept_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(work, struct sdp_sock,
+					    accept_work);
+	struct sock *sk = &ssk->sk;
+	struct sdp_pending_req *req;
+	int err;
+
+	for (;;) {
+		lock_sock(sk);
+		if (list_empty(&ssk->pending_reqs) || sk_acceptq_is_full(sk) ||
+		    sk->sk_state != TCP_LISTEN) {
+			release_sock(sk);
+			break;
+		}
+		req = list_first_entry(&ssk->pending_reqs,
+				       struct sdp_pending_req, node);
+		list_del(&req->node);
+		ssk->pending_count--;
+		release_sock(sk);
+
+		rdma_lock_handler(req->id);
+		err = sdp_child_create(sk, req->id, &req->hello,
+				       req->hello_len, req->initiator_depth,
+				       req->responder_resources);
+		rdma_unlock_handler(req->id);
+		if (err) {
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+			rdma_reject(req->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			rdma_destroy_id(req->id);
+		}
+		sdp_pending_free(sk, req);
+	}
+	sock_put(sk);		/* sdp_pending_kick()'s */
+}
+
+void sdp_cm_init(struct sdp_sock *ssk)
+{
+	INIT_LIST_HEAD(&ssk->pending_reqs);
+	INIT_WORK(&ssk->accept_work, sdp_accept_work);
+}
+
+/* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
+ * rejects the request and destroys @id).
+ */
+static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
+		err = -ECONNREFUSED;
+	} else if (sk_acceptq_is_full(sk)) {
+		err = sdp_pending_add(sk, id, ev);
+		SDP_INC_STATS(sock_net(sk), err ? SDP_MIB_LISTEN_OVERFLOWS :
+			      SDP_MIB_LISTEN_QUEUED);
+		release_sock(sk);
+		if (!err)
+			return 0;	/* waits: rdma_cm sends an MRA */
+		goto refuse;
+	} else {
+		err = 0;
+	}
+	release_sock(sk);
+	if (!err)
+		err = sdp_child_create(sk, id, ev->param.conn.private_data,
+				       ev->param.conn.private_data_len,
+				       ev->param.conn.initiator_depth,
+				       ev->param.conn.responder_resources);
+	if (!err)
+		return 0;
+refuse:
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
 	return err;
 }
@@ -408,6 +582,15 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return sdp_cm_req(sk, id, ev);
+	default:
+		break;
+	}
+	/* a request still waiting on its listener: only an end can come */
+	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
+	    sdp_pending_cancel(sk, id))
+		return 1;
+
+	switch (ev->event) {
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		return sdp_cm_device_removal(sk, id);
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -525,6 +708,7 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 		return 0;
 	}
 	ssk->cm_id = id;
+	sdp_id_options(ssk, id);
 	__clear_bit(SDP_F_ID_USED, &ssk->flags);
 	__clear_bit(SDP_F_BOUND, &ssk->flags);
 	if (bound) {
@@ -560,6 +744,9 @@ static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 		sin6->sin6_family = AF_INET6;
 		sdp_sk(sk)->v6 = true;
 		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+			/* as inet6_bind() and tcp_v6_connect() */
+			if (sdp_sk(sk)->v6only)
+				return bind ? -EINVAL : -ENETUNREACH;
 			struct sockaddr_in v4 = {
 				.sin_family = AF_INET,
 				.sin_port = sin6->sin6_port,
@@ -680,7 +867,9 @@ out:
 void sdp_listen_stop(struct sock *sk)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req, *rtmp;
 	struct sdp_sock *cssk, *tmp;
+	LIST_HEAD(pending);
 	LIST_HEAD(queue);
 
 	lock_sock(sk);
@@ -688,8 +877,17 @@ void sdp_listen_stop(struct sock *sk)
 		sk->sk_state = TCP_CLOSE;
 	list_splice_init(&ssk->accept_queue, &queue);
 	WRITE_ONCE(ssk->accept_count, 0);
+	list_splice_init(&ssk->pending_reqs, &pending);
+	ssk->pending_count = 0;
 	sk->sk_state_change(sk);
 	release_sock(sk);
+
+	/* requests still waiting are refused, as TCP resets their SYNs */
+	list_for_each_entry_safe(req, rtmp, &pending, node) {
+		rdma_reject(req->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		rdma_destroy_id(req->id);
+		sdp_pending_free(sk, req);
+	}
 
 	list_for_each_entry_safe(cssk, tmp, &queue, accept_node) {
 		list_del_init(&cssk->accept_node);
@@ -737,6 +935,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
 	list_del_init(&cssk->accept_node);
 	WRITE_ONCE(ssk->accept_count, ssk->accept_count - 1);
 	sk_acceptq_removed(sk);
+	sdp_pending_kick(sk);
 	release_sock(sk);
 
 	child = &cssk->sk;

@@ -61,6 +61,13 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_HELLO_ERRORS]		= "HelloErrors",
 	[SDP_MIB_CQ_ERRORS]		= "CqErrors",
 	[SDP_MIB_FIN_TIMEOUTS]		= "FinTimeouts",
+	[SDP_MIB_TX_URGENT]		= "TxUrgent",
+	[SDP_MIB_RX_URGENT]		= "RxUrgent",
+	[SDP_MIB_KEEPALIVE_PROBES]	= "KeepaliveProbes",
+	[SDP_MIB_KEEPALIVE_TIMEOUTS]	= "KeepaliveTimeouts",
+	[SDP_MIB_TRANSPORT_TIMEOUTS]	= "TransportTimeouts",
+	[SDP_MIB_LISTEN_QUEUED]		= "ListenQueued",
+	[SDP_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)
@@ -144,7 +151,7 @@ static int sdp_seq_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "%4d: %08X:%04X %08X:%04X %5u %lu\t%08X:%08X %X\n",
 		   (int)seq->index - 1, src, sport, dst, dport,
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(sk)),
-		   sock_i_ino(sk), READ_ONCE(ssk->rx_bytes),
+		   sock_i_ino(sk), sdp_rx_queued(ssk),
 		   READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes),
 		   READ_ONCE(sk->sk_state));
 	return 0;

@@ -10,7 +10,14 @@
  *  - Data with a payload stays in its buffer, queued on ->rx_queue, until
  *    recvmsg() has copied all of it out; only then is the buffer posted
  *    again.  The buffers holding unread data are thus the receive window:
- *    a reader that stops reading stops the sender's credits.
+ *    a reader that stops reading stops the sender's credits.  Received
+ *    bytes are numbered as a stream (->rcv_nxt, ->copied_seq, and each
+ *    buffer's ->seq), as TCP numbers them.
+ *  - Urgent data (MSG_OOB) is the last byte of a Data message flagged
+ *    OOB_PRES.  It follows tcp_check_urg()/tcp_recvmsg(): SIGURG to the
+ *    owner, reads stop at the mark, the byte is skipped unless
+ *    SO_OOBINLINE and read with recv(MSG_OOB), and a later urgent byte
+ *    replaces one not yet read.
  *  - Data without a payload (a credit update), DisConn and Abort are
  *    handled at once and their buffer is posted again.
  * Any violation aborts the connection, counts a protocol error and logs a
@@ -22,7 +29,7 @@
  * Everything here runs under the socket lock (see sdp.h).
  */
 #include <linux/sched/signal.h>
-#include <net/tcp_states.h>
+#include <net/tcp.h>
 
 #include "sdp.h"
 
@@ -105,8 +112,12 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	if (h->mid != SDP_MID_DATA && len != sizeof(*h))
 		return "payload on a control message";
 	*val = h->flags;
-	if (h->flags)
-		return "flags not negotiated";
+	if (h->flags & ~(SDP_OOB_PRES | SDP_OOB_PEND))
+		return "unknown flags";
+	if (h->flags && h->mid != SDP_MID_DATA)
+		return "urgent flags on a control message";
+	if ((h->flags & SDP_OOB_PRES) && len == sizeof(*h))
+		return "urgent flag without a byte";
 	mseq = be32_to_cpu(h->mseq);
 	*val = mseq;
 	if (mseq != ssk->rx_mseq + 1)
@@ -122,11 +133,55 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	return NULL;
 }
 
+static u32 sdp_buf_payload(const struct sdp_buf *buf)
+{
+	return buf->len - sizeof(struct sdp_bsdh);
+}
+
+/* Post again the receive buffers every byte of which has been read. */
+static void sdp_rx_release(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+	bool reposted = false;
+
+	while (!list_empty(&ssk->rx_queue)) {
+		buf = list_first_entry(&ssk->rx_queue, struct sdp_buf, list);
+		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
+			break;
+		list_del_init(&buf->list);
+		sdp_rx_repost(ssk, buf);
+		reposted = true;
+	}
+	if (reposted)
+		sdp_tx_flush(ssk);
+}
+
+/* Urgent data at stream offset @ptr arrives (tcp_check_urg()), before its
+ * message's payload is added to the stream.
+ */
+static void sdp_rx_urg_mark(struct sdp_sock *ssk, u32 ptr)
+{
+	struct sock *sk = &ssk->sk;
+
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_URGENT);
+	sk_send_sigurg(sk);
+	/* The reader stands on an older urgent byte it has not read: step
+	 * over it now, or it would be read as data once the mark moves.
+	 */
+	if (ssk->urg_seq == ssk->copied_seq && ssk->urg_data &&
+	    !sock_flag(sk, SOCK_URGINLINE) && ssk->copied_seq != ssk->rcv_nxt) {
+		WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + 1);
+		sdp_rx_release(ssk);
+	}
+	WRITE_ONCE(ssk->urg_seq, ptr);
+}
+
 static void sdp_rx_disconn(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 
 	__set_bit(SDP_F_DISCONN_RCVD, &ssk->flags);
+	sock_set_flag(sk, SOCK_DONE);
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | RCV_SHUTDOWN);
 	switch (sk->sk_state) {
 	case TCP_ESTABLISHED:
@@ -147,6 +202,38 @@ static void sdp_rx_disconn(struct sdp_sock *ssk)
 		sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_IN);
 }
 
+/* A Data message with a payload. */
+static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
+{
+	struct sock *sk = &ssk->sk;
+	struct net *net = sock_net(sk);
+	u32 payload = sdp_buf_payload(buf);
+
+	if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
+		sdp_proto_error(ssk, "data after DisConn", payload);
+		return;
+	}
+	SDP_INC_STATS(net, SDP_MIB_RX_DATA);
+	SDP_ADD_STATS(net, SDP_MIB_RX_BYTES, payload);
+	ssk->st.data_segs_in++;
+	ssk->st.bytes_received += payload;
+	ssk->st.last_data_recv = jiffies;
+	if (sock_flag(sk, SOCK_DEAD)) {
+		/* closed by its owner: nobody will read (TCP resets) */
+		sdp_conn_abort(ssk, 0, true);
+		return;
+	}
+	if (flags & SDP_OOB_PRES)
+		sdp_rx_urg_mark(ssk, ssk->rcv_nxt + payload - 1);
+	buf->seq = ssk->rcv_nxt;
+	list_add_tail(&buf->list, &ssk->rx_queue);
+	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + payload);
+	if (flags & SDP_OOB_PRES)
+		WRITE_ONCE(ssk->urg_data, TCP_URG_VALID |
+			   ((u8 *)buf->data)[buf->len - 1]);
+	sk->sk_data_ready(sk);
+}
+
 /* Receive completion (or flush) of a receive buffer. */
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
@@ -154,7 +241,7 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	struct net *net = sock_net(sk);
 	struct sdp_bsdh *h = buf->data;
 	const char *bad;
-	u32 payload, val;
+	u32 val;
 
 	ssk->rx_posted--;
 	if (buf->status != IB_WC_SUCCESS) {
@@ -182,30 +269,26 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	ssk->rx_mseq = be32_to_cpu(h->mseq);
 	ssk->remote_ack = be32_to_cpu(h->mseq_ack);
 	ssk->remote_bufs = be16_to_cpu(h->bufs);
+	ssk->st.segs_in++;
+	ssk->st.last_recv = jiffies;
+	ssk->ka_probes = 0;
 
 	switch (h->mid) {
 	case SDP_MID_DATA:
-		payload = buf->len - sizeof(*h);
-		if (!payload) {
+		/* OOB_PEND alone announces an urgent byte still to come:
+		 * tell the owner now, as TCP does when it first sees the
+		 * urgent pointer.  ib_sdp itself never sends it.
+		 */
+		if ((h->flags & (SDP_OOB_PEND | SDP_OOB_PRES)) == SDP_OOB_PEND)
+			sk_send_sigurg(sk);
+		if (buf->len == sizeof(*h)) {
 			SDP_INC_STATS(net, SDP_MIB_RX_CREDIT_UPDATE);
 			sdp_rx_repost(ssk, buf);
 			break;
 		}
-		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
-			sdp_proto_error(ssk, "data after DisConn", payload);
+		sdp_rx_data(ssk, buf, h->flags);
+		if (test_bit(SDP_F_RESET, &ssk->flags))
 			return;
-		}
-		SDP_INC_STATS(net, SDP_MIB_RX_DATA);
-		SDP_ADD_STATS(net, SDP_MIB_RX_BYTES, payload);
-		if (sock_flag(sk, SOCK_DEAD)) {
-			/* closed by its owner: nobody will read (TCP resets) */
-			sdp_conn_abort(ssk, 0, true);
-			return;
-		}
-		buf->off = sizeof(*h);
-		list_add_tail(&buf->list, &ssk->rx_queue);
-		WRITE_ONCE(ssk->rx_bytes, ssk->rx_bytes + payload);
-		sk->sk_data_ready(sk);
 		break;
 	case SDP_MID_DISCONN:
 		SDP_INC_STATS(net, SDP_MIB_RX_DISCONN);
@@ -224,89 +307,148 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_tx_flush(ssk);
 }
 
-/* Copy out of (or skip, for MSG_TRUNC) the queued data; called locked. */
-static int sdp_rx_copy(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
-		       int flags)
+/* The buffer holding stream offset @seq and the offset in its payload. */
+static struct sdp_buf *sdp_rx_find(struct sdp_sock *ssk, u32 seq, u32 *off)
 {
-	struct sdp_buf *buf, *tmp;
-	size_t copied = 0, skip = 0;
-	bool peek = flags & MSG_PEEK;
-	bool reposted = false;
+	struct sdp_buf *buf;
 
-	list_for_each_entry_safe(buf, tmp, &ssk->rx_queue, list) {
-		u32 avail = buf->len - buf->off;
-		size_t n;
+	list_for_each_entry(buf, &ssk->rx_queue, list) {
+		u32 o = seq - buf->seq;
 
-		if (copied >= len)
-			break;
-		n = min_t(size_t, avail, len - copied);
-		if (!(flags & MSG_TRUNC) &&
-		    copy_to_iter(buf->data + buf->off, n, &msg->msg_iter) != n)
-			return copied ? copied : -EFAULT;
-		copied += n;
-		if (peek) {
-			skip += n;
-			continue;
-		}
-		buf->off += n;
-		WRITE_ONCE(ssk->rx_bytes, ssk->rx_bytes - n);
-		if (buf->off == buf->len) {
-			list_del_init(&buf->list);
-			sdp_rx_repost(ssk, buf);
-			reposted = true;
+		if (o < sdp_buf_payload(buf)) {
+			*off = o;
+			return buf;
 		}
 	}
-	if (reposted)
-		sdp_tx_flush(ssk);
-	return copied;
+	return NULL;
 }
 
+/* recv(MSG_OOB), as tcp_recv_urg(): never blocks. */
+static int sdp_recv_urg(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+			int flags)
+{
+	struct sock *sk = &ssk->sk;
+	u16 urg = ssk->urg_data;
+	char c;
+
+	if (sock_flag(sk, SOCK_URGINLINE) || !urg || urg == TCP_URG_READ)
+		return -EINVAL;
+	if (sk->sk_state == TCP_CLOSE && !sock_flag(sk, SOCK_DONE))
+		return -ENOTCONN;
+	if (urg & TCP_URG_VALID) {
+		c = urg;
+		if (!(flags & MSG_PEEK))
+			WRITE_ONCE(ssk->urg_data, TCP_URG_READ);
+		msg->msg_flags |= MSG_OOB;
+		if (!len) {
+			msg->msg_flags |= MSG_TRUNC;
+			return 0;
+		}
+		if (!(flags & MSG_TRUNC) && memcpy_to_msg(msg, &c, 1))
+			return -EFAULT;
+		return 1;
+	}
+	if (sk->sk_state == TCP_CLOSE || (sk->sk_shutdown & RCV_SHUTDOWN))
+		return 0;
+	return -EAGAIN;
+}
+
+/* As tcp_recvmsg_locked(), over the receive buffers. */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
-	int copied = 0, target, n;
+	const u32 hdr = sizeof(struct sdp_bsdh);
+	u32 peek_seq, *seq, off, urg_hole = 0;
+	int copied = 0, target;
+	struct sdp_buf *buf;
+	size_t used;
 	long timeo;
 
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
-	if (flags & MSG_OOB)
-		return -EINVAL;	/* no urgent data: as TCP without any */
 
 	lock_sock(sk);
 	if (sk->sk_state == TCP_LISTEN) {
 		copied = -ENOTCONN;
 		goto out;
 	}
-	if (!len)
-		goto out;
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	if (flags & MSG_OOB) {
+		copied = sdp_recv_urg(ssk, msg, len, flags);
+		goto out;
+	}
+
+	seq = &ssk->copied_seq;
+	if (flags & MSG_PEEK) {
+		peek_seq = ssk->copied_seq;
+		seq = &peek_seq;
+	}
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
 	do {
-		if (!list_empty(&ssk->rx_queue)) {
-			/* a peek looks at the queue from its start each time */
-			if (flags & MSG_PEEK)
-				copied = 0;
-			n = sdp_rx_copy(ssk, msg, len - copied, flags);
-			if (n < 0) {
-				if (!copied)
-					copied = n;
+		/* at urgent data: stop if anything was read */
+		if (unlikely(ssk->urg_data) && ssk->urg_seq == *seq) {
+			if (copied)
+				break;
+			if (signal_pending(current)) {
+				copied = timeo ? sock_intr_errno(timeo) : -EAGAIN;
 				break;
 			}
-			copied += n;
-			if (copied >= target || (flags & MSG_PEEK && copied))
-				break;
 		}
 
+		buf = sdp_rx_find(ssk, *seq, &off);
+		if (buf) {
+			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
+			if (unlikely(ssk->urg_data)) {
+				u32 urg_offset = ssk->urg_seq - *seq;
+
+				if (urg_offset < used) {
+					if (!urg_offset) {
+						if (!sock_flag(sk, SOCK_URGINLINE)) {
+							WRITE_ONCE(*seq, *seq + 1);
+							urg_hole++;
+							off++;
+							used--;
+							if (!used)
+								goto skip_copy;
+						}
+					} else {
+						used = urg_offset;
+					}
+				}
+			}
+			if (!(flags & MSG_TRUNC) &&
+			    copy_to_iter(buf->data + hdr + off, used,
+					 &msg->msg_iter) != used) {
+				if (!copied)
+					copied = -EFAULT;
+				break;
+			}
+			WRITE_ONCE(*seq, *seq + used);
+			copied += used;
+			len -= used;
+skip_copy:
+			if (unlikely(ssk->urg_data) &&
+			    (s32)(ssk->copied_seq - ssk->urg_seq) > 0)
+				WRITE_ONCE(ssk->urg_data, 0);
+			if (!(flags & MSG_PEEK))
+				sdp_rx_release(ssk);
+			continue;
+		}
+
+		if (copied >= target)
+			break;
 		if (copied) {
-			if (sk->sk_err || sk->sk_state == TCP_CLOSE ||
+			if (!timeo || sk->sk_err || sk->sk_state == TCP_CLOSE ||
 			    (sk->sk_shutdown & RCV_SHUTDOWN) ||
-			    !timeo || signal_pending(current))
+			    signal_pending(current))
 				break;
 		} else {
+			if (sock_flag(sk, SOCK_DONE))
+				break;
 			if (sk->sk_err) {
 				copied = sock_error(sk);
 				break;
@@ -330,11 +472,17 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo,
-			      !list_empty(&ssk->rx_queue) || sk->sk_err ||
+			      ssk->rcv_nxt != *seq || sk->sk_err ||
 			      (sk->sk_shutdown & RCV_SHUTDOWN) ||
 			      sk->sk_state == TCP_CLOSE, &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
-	} while (copied < (int)len);
+
+		if ((flags & MSG_PEEK) &&
+		    peek_seq - copied - urg_hole != ssk->copied_seq) {
+			/* another reader took data meanwhile */
+			peek_seq = ssk->copied_seq;
+		}
+	} while (len > 0);
 
 out:
 	release_sock(sk);

@@ -8,7 +8,10 @@
  * buffers wait on ->tx_queue and are posted as Data messages, in order,
  * while the peer has credits.  A partly filled buffer is held back, as TCP
  * holds a small segment, while data is in flight (Nagle, unless
- * TCP_NODELAY), while TCP_CORK is set, or after MSG_MORE.
+ * TCP_NODELAY), or for at most 200 ms while TCP_CORK is set or after
+ * MSG_MORE.  send(MSG_OOB) ends its message with the urgent byte, flags it
+ * OOB_PRES and posts it at once, as TCP's urgent mode overrides Nagle and
+ * the cork.
  *
  * Credits (Documentation/wire.rst): the peer's posted receive buffers that
  * our messages may still fill, mseq_ack - mseq + bufs from its last
@@ -29,8 +32,12 @@
 
 bool sdp_writable(const struct sdp_sock *ssk)
 {
-	return !test_bit(SDP_F_CONN, &ssk->flags) ||
-	       READ_ONCE(ssk->tx_nfree) > 0;
+	u32 lowat = READ_ONCE(ssk->notsent_lowat);
+
+	if (!test_bit(SDP_F_CONN, &ssk->flags))
+		return true;
+	return READ_ONCE(ssk->tx_nfree) > 0 &&
+	       (!lowat || READ_ONCE(ssk->tx_queued) < lowat);
 }
 
 /* sk_write_space: wake writers that ran out of send buffers once a
@@ -102,15 +109,20 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
 	return 0;
 }
 
-/* Hold back a partly filled last buffer? */
-static bool sdp_tx_hold(const struct sdp_sock *ssk, const struct sdp_buf *buf)
+/* Hold back a partly filled last buffer?  @push: the cork's time is up. */
+static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
+			bool push)
 {
-	if (buf->len >= ssk->tx_msg_max ||
+	if (buf->len >= ssk->tx_msg_max || buf->flags ||
 	    !list_is_last(&buf->list, &ssk->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
-	if (ssk->cork || ssk->more)
+	if (ssk->cork || ssk->more) {
+		if (push)
+			return false;
+		sdp_cork_timer_arm(ssk);
 		return true;
+	}
 	/* Nagle: data in flight that neither its send completion nor the
 	 * peer's mseq_ack has shown to be received yet
 	 */
@@ -118,14 +130,11 @@ static bool sdp_tx_hold(const struct sdp_sock *ssk, const struct sdp_buf *buf)
 	       ssk->remote_ack != ssk->tx_mseq;
 }
 
-/**
- * sdp_tx_flush - post what may be posted now
- * @ssk: the socket, locked
- *
- * Queued data while the credits last, then a pending DisConn once all data
- * is out, else a credit update if the peer is running low.
+/* Post what may be posted now: queued data while the credits last, then
+ * a pending DisConn once all data is out, else a credit update if the peer
+ * is running low.  @push: corked data too.
  */
-void sdp_tx_flush(struct sdp_sock *ssk)
+static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 {
 	struct net *net = sock_net(&ssk->sk);
 	struct sdp_buf *buf;
@@ -137,7 +146,7 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 
 	while (!list_empty(&ssk->tx_queue)) {
 		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
-		if (sdp_tx_hold(ssk, buf)) {
+		if (sdp_tx_hold(ssk, buf, push)) {
 			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
 			break;
 		}
@@ -160,6 +169,9 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 		ssk->tx_queued -= payload;
 		ssk->tx_inflight++;
 		ssk->tx_inflight_bytes += payload;
+		ssk->st.data_segs_out++;
+		ssk->st.bytes_sent += payload;
+		ssk->st.last_data_sent = jiffies;
 		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
 		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, payload);
 	}
@@ -178,6 +190,24 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 		sdp_send_ctrl(ssk, SDP_MID_DATA);
 }
 
+/**
+ * sdp_tx_flush - post what may be posted now
+ * @ssk: the socket, locked
+ */
+void sdp_tx_flush(struct sdp_sock *ssk)
+{
+	__sdp_tx_flush(ssk, false);
+}
+
+/**
+ * sdp_tx_push - post what may be posted now, corked data included
+ * @ssk: the socket, locked
+ */
+void sdp_tx_push(struct sdp_sock *ssk)
+{
+	__sdp_tx_flush(ssk, true);
+}
+
 /* Our DisConn reached the peer. */
 void sdp_disconn_done(struct sdp_sock *ssk)
 {
@@ -193,17 +223,65 @@ void sdp_disconn_done(struct sdp_sock *ssk)
 	sk->sk_state_change(sk);
 }
 
+/**
+ * sdp_tx_status - fail the connection on a send that completed in error
+ * @ssk: the socket, locked
+ * @buf: the completed send (any kind but receive)
+ *
+ * The transport giving up after its retries means the peer is gone, as
+ * TCP's retransmission timeout: ETIMEDOUT.  Anything else but a flush is
+ * a reset.
+ */
+void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct net *net = sock_net(&ssk->sk);
+
+	switch (buf->status) {
+	case IB_WC_SUCCESS:
+	case IB_WC_WR_FLUSH_ERR:
+		return;
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		SDP_INC_STATS(net, SDP_MIB_TRANSPORT_TIMEOUTS);
+		sdp_conn_abort(ssk, ETIMEDOUT, false);
+		return;
+	default:
+		SDP_INC_STATS(net, SDP_MIB_CQ_ERRORS);
+		net_dbg_ratelimited("ib_sdp: send completion error %s\n",
+				    ib_wc_status_msg(buf->status));
+		sdp_conn_abort(ssk, ECONNRESET, false);
+		return;
+	}
+}
+
+/* A round trip: from posting a message to its completion, which the RC
+ * transport reports once the peer's device has acknowledged it.
+ */
+static void sdp_tx_rtt(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_conn_stats *st = &ssk->st;
+	u32 rtt = div_u64(ktime_get_ns() - buf->posted_ns, NSEC_PER_USEC);
+	s32 delta;
+
+	rtt = max(rtt, 1U);
+	if (!st->srtt_us) {
+		st->srtt_us = rtt;
+		st->rttvar_us = rtt / 2;
+	} else {
+		delta = rtt - st->srtt_us;
+		st->srtt_us += delta / 8;
+		st->rttvar_us += (abs(delta) - (s32)st->rttvar_us) / 4;
+	}
+	if (!st->min_rtt_us || rtt < st->min_rtt_us)
+		st->min_rtt_us = rtt;
+}
+
 /* Send completion (or flush) of a data or control buffer. */
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct sock *sk = &ssk->sk;
 
-	if (buf->status != IB_WC_SUCCESS && buf->status != IB_WC_WR_FLUSH_ERR) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CQ_ERRORS);
-		net_dbg_ratelimited("ib_sdp: send completion error %s\n",
-				    ib_wc_status_msg(buf->status));
-		sdp_conn_abort(ssk, ECONNRESET, false);
-	}
+	sdp_tx_status(ssk, buf);
 
 	if (buf->kind == SDP_BUF_CTRL) {
 		list_add(&buf->list, &ssk->ctrl_free);
@@ -211,8 +289,14 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		    buf->status == IB_WC_SUCCESS)
 			sdp_disconn_done(ssk);
 	} else {
+		u32 payload = buf->len - sizeof(struct sdp_bsdh);
+
 		ssk->tx_inflight--;
-		ssk->tx_inflight_bytes -= buf->len - sizeof(struct sdp_bsdh);
+		ssk->tx_inflight_bytes -= payload;
+		if (buf->status == IB_WC_SUCCESS) {
+			ssk->st.bytes_acked += payload;
+			sdp_tx_rtt(ssk, buf);
+		}
 		list_add(&buf->list, &ssk->tx_free);
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 	}
@@ -298,9 +382,6 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	long timeo;
 	int err;
 
-	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
-
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
 
@@ -323,8 +404,8 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		if (!list_empty(&ssk->tx_queue)) {
 			buf = list_last_entry(&ssk->tx_queue, struct sdp_buf,
 					      list);
-			if (buf->len >= ssk->tx_msg_max)
-				buf = NULL;
+			if (buf->len >= ssk->tx_msg_max || buf->flags)
+				buf = NULL;	/* full, or ends with urgent data */
 		}
 		if (!buf) {
 			if (list_empty(&ssk->tx_free)) {
@@ -339,6 +420,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			list_move_tail(&buf->list, &ssk->tx_queue);
 			WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
 			buf->len = sizeof(struct sdp_bsdh);
+			buf->flags = 0;
 		}
 
 		n = min_t(size_t, msg_data_left(msg),
@@ -350,6 +432,11 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		buf->len += n;
 		ssk->tx_queued += n;
 		copied += n;
+		if ((flags & MSG_OOB) && !msg_data_left(msg)) {
+			/* the last byte of this send is urgent */
+			buf->flags = SDP_OOB_PRES;
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_URGENT);
+		}
 		if (buf->len >= ssk->tx_msg_max)
 			sdp_tx_flush(ssk);
 	}

@@ -28,10 +28,18 @@ static atomic_t sdp_comp_vector = ATOMIC_INIT(0);
 
 static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (buf->kind == SDP_BUF_RX)
+	switch (buf->kind) {
+	case SDP_BUF_RX:
 		sdp_rx_complete(ssk, buf);
-	else
+		break;
+	case SDP_BUF_PROBE:
+		sdp_tx_status(ssk, buf);
+		sdp_ka_complete(ssk, buf);
+		break;
+	default:
 		sdp_tx_complete(ssk, buf);
+		break;
+	}
 }
 
 /* ib_cqe.done of every buffer; softirq context. */
@@ -116,7 +124,9 @@ void sdp_bufs_free(struct sdp_sock *ssk)
 	INIT_LIST_HEAD(&ssk->tx_free);
 	INIT_LIST_HEAD(&ssk->tx_queue);
 	INIT_LIST_HEAD(&ssk->ctrl_free);
-	WRITE_ONCE(ssk->rx_bytes, 0);
+	WRITE_ONCE(ssk->rcv_nxt, 0);
+	WRITE_ONCE(ssk->copied_seq, 0);
+	WRITE_ONCE(ssk->urg_data, 0);
 	WRITE_ONCE(ssk->tx_nfree, 0);
 	ssk->tx_queued = 0;
 }
@@ -235,8 +245,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
 		list_add_tail(&ssk->ctrl_ring[i].list, &ssk->ctrl_free);
 
-	/* +1 on each queue for ib_drain_qp() */
-	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + ssk->rx_size + 1;
+	/* the keepalive probe, and +1 on each queue for ib_drain_qp() */
+	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + 1 + ssk->rx_size + 1;
 	ssk->cq = ib_alloc_cq(dev, ssk, cqe,
 			      atomic_inc_return(&sdp_comp_vector) %
 			      max(dev->num_comp_vectors, 1),
@@ -251,7 +261,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	attr.qp_context = ssk;
 	attr.send_cq = ssk->cq;
 	attr.recv_cq = ssk->cq;
-	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1;
+	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 + 1;
 	attr.cap.max_recv_wr = ssk->rx_size + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
@@ -276,6 +286,9 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	ssk->tx_mseq = 0;
 	ssk->tx_inflight = 0;
 	ssk->tx_inflight_bytes = 0;
+	ssk->ka_probes = 0;
+	memset(&ssk->st, 0, sizeof(ssk->st));
+	ssk->st.last_recv = jiffies;
 	for (i = 0; i < ssk->rx_size; i++) {
 		err = sdp_post_recv(ssk, &ssk->rx_ring[i]);
 		if (err)
@@ -354,7 +367,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	int err;
 
 	h->mid = buf->mid;
-	h->flags = 0;
+	h->flags = buf->flags;
 	h->bufs = cpu_to_be16(ssk->rx_posted);
 	h->len = cpu_to_be32(buf->len);
 	h->mseq = cpu_to_be32(ssk->tx_mseq + 1);
@@ -366,9 +379,11 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->len,
 				      DMA_TO_DEVICE);
+	buf->posted_ns = ktime_get_ns();
 	err = ib_post_send(ssk->qp, &wr, NULL);
 	if (err)
 		return err;
+	ssk->st.segs_out++;
 	ssk->tx_mseq++;
 	ssk->adv_bufs = ssk->rx_posted;
 	ssk->adv_ack = ssk->rx_mseq;
@@ -387,7 +402,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 	struct rdma_cm_id *id;
-	bool fin_timer = false;
+	int timer_refs;
 
 	mutex_lock(&ssk->teardown_lock);
 	lock_sock(sk);
@@ -430,17 +445,13 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	}
 	sk->sk_state = TCP_CLOSE;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-	if (test_bit(SDP_F_FIN_TIMER, &ssk->flags) &&
-	    cancel_delayed_work(&ssk->fin_work)) {
-		__clear_bit(SDP_F_FIN_TIMER, &ssk->flags);
-		fin_timer = true;
-	}
+	timer_refs = sdp_timers_cancel(ssk);
 	sk->sk_state_change(sk);
 	release_sock(sk);
 	mutex_unlock(&ssk->teardown_lock);
 
-	if (fin_timer)
-		sock_put(sk);	/* sdp_fin_timer_arm()'s */
+	while (timer_refs--)
+		sock_put(sk);	/* the cancelled timers' (sdp_timer.c) */
 	sock_put(sk);		/* the connection's, from sdp_conn_create() */
 }
 
@@ -507,39 +518,15 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 	sk->sk_state_change(sk);
 }
 
-/* An orphan still waiting for its peer's DisConn after SDP_FIN_TIMEOUT. */
-static void sdp_fin_work(struct work_struct *work)
-{
-	struct sdp_sock *ssk = container_of(to_delayed_work(work),
-					    struct sdp_sock, fin_work);
-	struct sock *sk = &ssk->sk;
-
-	lock_sock(sk);
-	if (test_and_clear_bit(SDP_F_FIN_TIMER, &ssk->flags) &&
-	    sdp_conn_usable(ssk)) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_FIN_TIMEOUTS);
-		sdp_conn_abort(ssk, ETIMEDOUT, true);
-	}
-	release_sock(sk);
-	sock_put(sk);	/* sdp_fin_timer_arm()'s */
-}
-
-/* Under the socket lock: bound the life of an orphaned connection. */
-void sdp_fin_timer_arm(struct sdp_sock *ssk)
-{
-	if (!sdp_conn_usable(ssk) ||
-	    __test_and_set_bit(SDP_F_FIN_TIMER, &ssk->flags))
-		return;
-	sock_hold(&ssk->sk);	/* put by sdp_fin_work() or the teardown */
-	if (!queue_delayed_work(sdp_wq, &ssk->fin_work, SDP_FIN_TIMEOUT))
-		sock_put(&ssk->sk);
-}
-
 void sdp_conn_init(struct sdp_sock *ssk)
 {
 	mutex_init(&ssk->teardown_lock);
 	INIT_WORK(&ssk->teardown_work, sdp_teardown_work);
-	INIT_DELAYED_WORK(&ssk->fin_work, sdp_fin_work);
+	sdp_timers_init(ssk);
+	ssk->ka_buf.ssk = ssk;
+	ssk->ka_buf.kind = SDP_BUF_PROBE;
+	ssk->ka_buf.cqe.done = sdp_cq_done;
+	INIT_LIST_HEAD(&ssk->ka_buf.list);
 	INIT_LIST_HEAD(&ssk->backlog);
 	INIT_LIST_HEAD(&ssk->rx_queue);
 	INIT_LIST_HEAD(&ssk->tx_free);

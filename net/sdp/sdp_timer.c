@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the per-connection timers, as delayed work on sdp_wq.
+ *
+ *  fin_work    an orphaned socket still waiting for its peer's DisConn
+ *              after SDP_FIN_TIMEOUT is reset (TCP's FIN_WAIT2 timeout).
+ *  cork_work   data held back by TCP_CORK or MSG_MORE goes out after
+ *              SDP_CORK_TIMEOUT, as TCP's corked data does.
+ *  ka_work     keepalive (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT): once the
+ *              peer has been silent for the idle time, a zero-length RDMA
+ *              WRITE is posted every interval.  It needs no credit and
+ *              the peer's software never sees it, but the peer's RDMA
+ *              device must acknowledge it; after KEEPCNT intervals
+ *              without an answer (or once the transport gives up on the
+ *              probe) the connection fails with ETIMEDOUT, as TCP's does.
+ *
+ * Each timer is armed under the socket lock by setting its SDP_F_* bit
+ * and taking a reference on the socket for the queued work.  The work
+ * clears the bit under the lock; whoever clears the bit drops that
+ * reference: the work when it runs, or sdp_timer_cancel() when it
+ * cancels a work not yet started.
+ */
+#include <net/tcp.h>
+
+#include "sdp.h"
+
+#define SDP_CORK_TIMEOUT	(HZ / 5)	/* TCP's 200 ms cork ceiling */
+
+/* Under the socket lock: queue @w after @delay unless already armed. */
+static void sdp_timer_arm(struct sdp_sock *ssk, int bit,
+			  struct delayed_work *w, unsigned long delay)
+{
+	if (__test_and_set_bit(bit, &ssk->flags))
+		return;
+	sock_hold(&ssk->sk);	/* the work's; put when the bit is cleared */
+	if (!queue_delayed_work(sdp_wq, w, delay)) {
+		__clear_bit(bit, &ssk->flags);
+		sock_put(&ssk->sk);
+	}
+}
+
+/* Under the socket lock: make an armed timer fire after @delay instead.
+ * A work already running re-arms itself with the current settings.
+ */
+static void sdp_timer_reset(struct sdp_sock *ssk, int bit,
+			    struct delayed_work *w, unsigned long delay)
+{
+	if (test_bit(bit, &ssk->flags)) {
+		if (cancel_delayed_work(w))
+			queue_delayed_work(sdp_wq, w, delay);	/* keeps its ref */
+		return;
+	}
+	sdp_timer_arm(ssk, bit, w, delay);
+}
+
+/**
+ * sdp_timer_cancel - stop a timer that has not started yet
+ * @ssk: the socket, locked
+ * @bit: the timer's SDP_F_* bit
+ * @w: its work
+ *
+ * Return: 1 if the caller must drop the work's reference (after
+ * releasing the lock), else 0.
+ */
+static int sdp_timer_cancel(struct sdp_sock *ssk, int bit,
+			    struct delayed_work *w)
+{
+	if (test_bit(bit, &ssk->flags) && cancel_delayed_work(w)) {
+		__clear_bit(bit, &ssk->flags);
+		return 1;
+	}
+	return 0;
+}
+
+/* In a timer's work: lock the socket and claim the timer's bit.  False if
+ * it was cancelled meanwhile (the reference is still the work's to drop).
+ */
+static bool sdp_timer_claim(struct sdp_sock *ssk, int bit)
+{
+	lock_sock(&ssk->sk);
+	return __test_and_clear_bit(bit, &ssk->flags);
+}
+
+/**
+ * sdp_timers_cancel - stop every timer of a connection being torn down
+ * @ssk: the socket, locked
+ *
+ * Return: the number of references the caller must drop after releasing
+ * the lock.
+ */
+int sdp_timers_cancel(struct sdp_sock *ssk)
+{
+	return sdp_timer_cancel(ssk, SDP_F_FIN_TIMER, &ssk->fin_work) +
+	       sdp_timer_cancel(ssk, SDP_F_CORK_TIMER, &ssk->cork_work) +
+	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work);
+}
+
+static void sdp_fin_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, fin_work);
+	struct sock *sk = &ssk->sk;
+
+	if (sdp_timer_claim(ssk, SDP_F_FIN_TIMER) && sdp_conn_usable(ssk)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_FIN_TIMEOUTS);
+		sdp_conn_abort(ssk, ETIMEDOUT, true);
+	}
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/* Under the socket lock: bound the life of an orphaned connection. */
+void sdp_fin_timer_arm(struct sdp_sock *ssk)
+{
+	if (sdp_conn_usable(ssk))
+		sdp_timer_arm(ssk, SDP_F_FIN_TIMER, &ssk->fin_work,
+			      SDP_FIN_TIMEOUT);
+}
+
+static void sdp_cork_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, cork_work);
+	struct sock *sk = &ssk->sk;
+
+	if (sdp_timer_claim(ssk, SDP_F_CORK_TIMER))
+		sdp_tx_push(ssk);
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/* Under the socket lock: corked data was held back; push it out later. */
+void sdp_cork_timer_arm(struct sdp_sock *ssk)
+{
+	sdp_timer_arm(ssk, SDP_F_CORK_TIMER, &ssk->cork_work,
+		      SDP_CORK_TIMEOUT);
+}
+
+static unsigned long sdp_ka_idle(const struct sdp_sock *ssk)
+{
+	return (ssk->keepidle ? : READ_ONCE(sdp_keepalive_time)) * HZ;
+}
+
+static bool sdp_ka_active(const struct sdp_sock *ssk)
+{
+	return sock_flag(&ssk->sk, SOCK_KEEPOPEN) && sdp_conn_usable(ssk) &&
+	       test_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
+}
+
+/* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
+ * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
+ */
+static int sdp_ka_probe(struct sdp_sock *ssk)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe		= &ssk->ka_buf.cqe,
+			.opcode		= IB_WR_RDMA_WRITE,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+	};
+	int err;
+
+	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
+		return 0;	/* the last one is still unanswered */
+	err = ib_post_send(ssk->qp, &wr.wr, NULL);
+	if (!err) {
+		__set_bit(SDP_F_KA_PROBE, &ssk->flags);
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_KEEPALIVE_PROBES);
+	}
+	return err;
+}
+
+/* The probe's completion: the peer's device answered, or the transport
+ * gave up on it (sdp_tx_complete() has then failed the connection).
+ */
+void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	__clear_bit(SDP_F_KA_PROBE, &ssk->flags);
+	if (buf->status == IB_WC_SUCCESS) {
+		ssk->ka_probes = 0;
+		ssk->st.last_recv = jiffies;
+	}
+}
+
+/* As tcp_keepalive_timer(), with the peer's silence measured from the
+ * last message or probe answer received; TCP_USER_TIMEOUT, when set,
+ * bounds that silence instead of the probe count.
+ */
+static void sdp_ka_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, ka_work);
+	struct sock *sk = &ssk->sk;
+	unsigned long idle, elapsed, next;
+
+	if (!sdp_timer_claim(ssk, SDP_F_KA_TIMER) || !sdp_ka_active(ssk))
+		goto out;
+
+	idle = sdp_ka_idle(ssk);
+	elapsed = jiffies - ssk->st.last_recv;
+	if (ssk->tx_inflight) {
+		/* the transport's own retries watch the peer meanwhile */
+		next = idle;
+	} else if (elapsed < idle) {
+		next = idle - elapsed;
+	} else if (ssk->user_timeout ?
+		   ssk->ka_probes &&
+		   elapsed >= msecs_to_jiffies(ssk->user_timeout) :
+		   ssk->ka_probes >= (ssk->keepcnt ? : TCP_KEEPALIVE_PROBES)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_KEEPALIVE_TIMEOUTS);
+		sdp_conn_abort(ssk, ETIMEDOUT, true);
+		goto out;
+	} else {
+		if (sdp_ka_probe(ssk)) {
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			goto out;
+		}
+		ssk->ka_probes++;
+		next = (ssk->keepintvl ? : TCP_KEEPALIVE_INTVL / HZ) * HZ;
+	}
+	sdp_timer_arm(ssk, SDP_F_KA_TIMER, &ssk->ka_work, next);
+out:
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/**
+ * sdp_ka_reset - (re)start or stop keepalive after a change
+ * @ssk: the socket, locked
+ *
+ * Called when the connection is established, on SO_KEEPALIVE (before the
+ * socket core sets SOCK_KEEPOPEN: @on says what it will be) and when
+ * TCP_KEEPIDLE changes.
+ */
+void sdp_ka_reset(struct sdp_sock *ssk, bool on)
+{
+	unsigned long idle = sdp_ka_idle(ssk);
+	unsigned long elapsed = jiffies - ssk->st.last_recv;
+	int put;
+
+	if (!on || !sdp_conn_usable(ssk) ||
+	    !test_bit(SDP_F_WAS_CONNECTED, &ssk->flags)) {
+		put = sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work);
+		if (put)
+			sock_put(&ssk->sk);	/* never the last: the caller's */
+		return;
+	}
+	sdp_timer_reset(ssk, SDP_F_KA_TIMER, &ssk->ka_work,
+			elapsed < idle ? idle - elapsed : 0);
+}
+
+/* proto.keepalive: SO_KEEPALIVE, under the socket lock. */
+void sdp_keepalive(struct sock *sk, int val)
+{
+	sdp_ka_reset(sdp_sk(sk), val);
+}
+
+void sdp_timers_init(struct sdp_sock *ssk)
+{
+	INIT_DELAYED_WORK(&ssk->fin_work, sdp_fin_work);
+	INIT_DELAYED_WORK(&ssk->cork_work, sdp_cork_work);
+	INIT_DELAYED_WORK(&ssk->ka_work, sdp_ka_work);
+}
