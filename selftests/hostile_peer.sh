@@ -11,9 +11,9 @@ sdp_unload
 sdp_load || exit 1
 
 bad_hellos="hello-version hello-short hello-bufs"
-bad_msgs="seq len mid ack bufs short"
+bad_msgs="seq len mid ack bufs short flags urg-empty urg-ctrl"
 port=7700
-sdp_stream sink sdp "$addr" $port 7 >/tmp/sink.out 2>&1 &
+sdp_stream sink sdp "$addr" $port 10 >/tmp/sink.out 2>&1 &
 sink=$!
 sleep 1
 
@@ -33,13 +33,13 @@ check_eq "a valid peer still gets through" established \
 	"$(timeout 60 sdp_evil "$addr" $port valid 2>&1)"
 wait $sink
 cat /tmp/sink.out
-check_eq "the application saw each bad connection reset, with no data" 6 \
+check_eq "the application saw each bad connection reset, with no data" 9 \
 	"$(grep -c '0 bytes, then Connection reset by peer' /tmp/sink.out)"
 # the valid peer disconnects without a DisConn: a reset after its data
 check "and the valid one's 5 bytes, then the reset" \
-	grep -q '^conn 6: 5 bytes, then Connection reset by peer' /tmp/sink.out
+	grep -q '^conn 9: 5 bytes, then Connection reset by peer' /tmp/sink.out
 check "protocol errors logged" bash -c 'dmesg | grep -q "ib_sdp: protocol error"'
 check "logging is rate-limited (fewer lines than errors or equal)" \
-	test "$(dmesg | grep -c 'ib_sdp: protocol error')" -le 6
+	test "$(dmesg | grep -c 'ib_sdp: protocol error')" -le 9
 sdp_check_clean
 finish

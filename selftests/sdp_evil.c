@@ -15,6 +15,9 @@
  *   ack            an mseq_ack of a message never sent    -> disconnected
  *   bufs           more buffers than the Hello announced  -> disconnected
  *   short          a 7-byte message                       -> disconnected
+ *   flags          a flag bit SDP does not define         -> disconnected
+ *   urg-empty      OOB_PRES on a Data message with no byte -> disconnected
+ *   urg-ctrl       OOB_PRES on a DisConn                  -> disconnected
  *   valid          a correct 5-byte Data message, then a clean disconnect
  * Prints what happened: "rejected", "disconnected" or "established".
  */
@@ -181,7 +184,16 @@ int main(int argc, char **argv)
 		m->mseq_ack = htonl(100);
 	if (!strcmp(c, "bufs"))
 		m->bufs = htons(NBUF + 1);
+	if (!strcmp(c, "flags"))
+		m->flags = 0x80;
 	m->len = htonl(sizeof(*m) + 5);
+	if (!strcmp(c, "urg-empty") || !strcmp(c, "urg-ctrl")) {
+		m->flags = 0x01;	/* OOB_PRES */
+		len = sizeof(*m);
+		m->len = htonl(len);
+		if (!strcmp(c, "urg-ctrl"))
+			m->mid = 0x02;	/* DisConn */
+	}
 	if (!strcmp(c, "short"))
 		len = 7;
 
