@@ -325,7 +325,7 @@ static void sdp_child_inherit(struct sock *child, struct sock *parent)
 	c->tclass = p->tclass;
 }
 
-/*
+/**
  * sdp_child_create - answer a connection request with a new child socket
  * @sk: the listener, not locked
  * @id: the request's id, its handler mutex held (in its handler, or

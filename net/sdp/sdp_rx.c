@@ -323,6 +323,28 @@ static struct sdp_buf *sdp_rx_find(struct sdp_sock *ssk, u32 seq, u32 *off)
 	return NULL;
 }
 
+/* Clip a read of @used bytes at *@seq (*@off into its buffer) to the
+ * urgent mark: stop before the mark, or step over the urgent byte when it
+ * is read out of line.  Returns the bytes to copy, 0 when only the urgent
+ * byte was stepped over.
+ */
+static size_t sdp_rx_urg_clip(struct sdp_sock *ssk, u32 *seq, u32 *off,
+			      size_t used, u32 *urg_hole)
+{
+	u32 urg_offset = ssk->urg_seq - *seq;
+
+	if (likely(!ssk->urg_data) || urg_offset >= used)
+		return used;
+	if (urg_offset)
+		return urg_offset;
+	if (sock_flag(&ssk->sk, SOCK_URGINLINE))
+		return used;
+	WRITE_ONCE(*seq, *seq + 1);
+	(*urg_hole)++;
+	(*off)++;
+	return used - 1;
+}
+
 /* recv(MSG_OOB), as tcp_recv_urg(): never blocks. */
 static int sdp_recv_urg(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 			int flags)
@@ -402,25 +424,8 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		buf = sdp_rx_find(ssk, *seq, &off);
 		if (buf) {
 			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
-			if (unlikely(ssk->urg_data)) {
-				u32 urg_offset = ssk->urg_seq - *seq;
-
-				if (urg_offset < used) {
-					if (!urg_offset) {
-						if (!sock_flag(sk, SOCK_URGINLINE)) {
-							WRITE_ONCE(*seq, *seq + 1);
-							urg_hole++;
-							off++;
-							used--;
-							if (!used)
-								goto skip_copy;
-						}
-					} else {
-						used = urg_offset;
-					}
-				}
-			}
-			if (!(flags & MSG_TRUNC) &&
+			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
+			if (used && !(flags & MSG_TRUNC) &&
 			    copy_to_iter(buf->data + hdr + off, used,
 					 &msg->msg_iter) != used) {
 				if (!copied)
@@ -430,7 +435,6 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			WRITE_ONCE(*seq, *seq + used);
 			copied += used;
 			len -= used;
-skip_copy:
 			if (unlikely(ssk->urg_data) &&
 			    (s32)(ssk->copied_seq - ssk->urg_seq) > 0)
 				WRITE_ONCE(ssk->urg_data, 0);
