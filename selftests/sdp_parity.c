@@ -409,6 +409,41 @@ static void case_unconnected(void)
 	close(fd);
 }
 
+/* connect(AF_UNSPEC) resets a connection; the socket then connects anew. */
+static void case_disconnect(void)
+{
+	struct sockaddr un = { .sa_family = AF_UNSPEC };
+	struct sockaddr_in to = sa4(E.addr, E.port + 1);
+	int l = listen_on(E.port + 1, 4), c, s, s2;
+
+	pair_at(0, &c, &s);
+	send(s, "a", 1, 0);
+	shutdown(s, SHUT_WR);
+	OBS("read", "%s", rd(c, 10, 0));
+	OBS("then EOF", "%s", rd(c, 10, 0));
+	OBS("connect AF_UNSPEC", "%s", res(connect(c, &un, sizeof(un))));
+	OBS("peer sees", "%s", (wait_for(s, POLLIN, 5000), rd(s, 10, 0)));
+	OBS("poll", "%s", pmask(c, 0));
+	OBS("SO_ERROR", "%s", errname(getint(c, SOL_SOCKET, SO_ERROR)));
+	OBS("poll after", "%s", pmask(c, 0));
+	OBS("read", "%s", rd(c, 10, MSG_DONTWAIT));
+	OBS("connect again", "%s", res(connect(c, SA(to), sizeof(to))));
+	s2 = accept(l, NULL, NULL);
+	OBS("accept", "%s", res(s2));
+	send(s2, "b", 1, 0);
+	OBS("read on the new connection", "%s", rd(c, 10, 0));
+	close(s2);
+	close(s);
+	close(c);
+	OBS("listener: connect AF_UNSPEC", "%s", res(connect(l, &un, sizeof(un))));
+	OBS("still listening", "%d", getint(l, SOL_SOCKET, SO_ACCEPTCONN));
+	c = sock_new();
+	OBS("a client", "%s", res(connect(c, SA(to), sizeof(to))));
+	OBS("listen again", "%s", res(listen(l, 4)));
+	close(c);
+	close(l);
+}
+
 static void case_names(void)
 {
 	struct sockaddr_in a, b, c, d;
@@ -1516,6 +1551,7 @@ static const struct parity_case cases[] = {
 	{ "nonblock_connect", case_nonblock_connect, 90 },
 	{ "unconnected", case_unconnected, 30 },
 	{ "names", case_names, 30 },
+	{ "disconnect", case_disconnect, 30 },
 	{ "poll", case_poll, 60 },
 	{ "select", case_select, 60 },
 	{ "epoll", case_epoll, 60 },
@@ -1559,6 +1595,8 @@ static const struct known_diff {
 	  "(follows from the above)" },
 	{ "bind/reuseaddr listen 1", "EADDRINUSE",
 	  "rdma_cm lets a port listen only while no other id is bound to it" },
+	{ "disconnect/listen again", "ok",
+	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it" },
 };
 
 struct run {

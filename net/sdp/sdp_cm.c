@@ -953,6 +953,36 @@ out:
 	return err;
 }
 
+/* connect(AF_UNSPEC), as tcp_disconnect(): a listener stops listening, a
+ * connection is reset (ECONNRESET for the next SO_ERROR) and its unread
+ * data dropped, and the socket is left closed with no shutdown, ready to
+ * connect again.  Called locked; drops the lock for a listener.
+ */
+static void sdp_disconnect(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	switch (sk->sk_state) {
+	case TCP_CLOSE:
+		return;
+	case TCP_LISTEN:
+		release_sock(sk);
+		sdp_listen_stop(sk);
+		lock_sock(sk);
+		break;
+	default:
+		sdp_conn_abort(ssk, 0, true);
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+		break;
+	}
+	/* unread data and urgent state go with the connection */
+	INIT_LIST_HEAD(&ssk->rx_queue);
+	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
+	WRITE_ONCE(ssk->urg_data, 0);
+	WRITE_ONCE(sk->sk_shutdown, 0);
+	sock_reset_flag(sk, SOCK_DONE);
+}
+
 static int sdp_wait_for_connect(struct sock *sk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -984,9 +1014,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 
 	lock_sock(sk);
 	if (uaddr->sa_family == AF_UNSPEC) {
-		/* disconnect: a reset, as TCP does */
-		if (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN)
-			sdp_conn_abort(ssk, 0, true);
+		sdp_disconnect(ssk);
 		sock->state = SS_UNCONNECTED;
 		err = 0;
 		goto out;
@@ -1026,6 +1054,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		__set_bit(SDP_F_ID_USED, &ssk->flags);
 		WRITE_ONCE(sk->sk_err, 0);
 		sk->sk_shutdown = 0;
+		sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
 		err = rdma_resolve_addr(ssk->cm_id, NULL,
 					(struct sockaddr *)&addr,
 					SDP_RESOLVE_TIMEOUT_MS);

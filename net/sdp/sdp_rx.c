@@ -460,8 +460,8 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			if (sk->sk_shutdown & RCV_SHUTDOWN)
 				break;
 			if (sk->sk_state == TCP_CLOSE) {
-				if (!test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-					copied = -ENOTCONN;
+				/* never connected, or disconnected */
+				copied = -ENOTCONN;
 				break;
 			}
 			if (!timeo) {

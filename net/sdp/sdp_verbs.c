@@ -443,8 +443,13 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	} else if (!test_bit(SDP_F_RESET, &ssk->flags)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_CLOSED);
 	}
-	sk->sk_state = TCP_CLOSE;
-	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	/* Closed already (both DisConns through, an abort, a disconnect
+	 * by connect(AF_UNSPEC)): the shutdown state is as that left it.
+	 */
+	if (sk->sk_state != TCP_CLOSE) {
+		sk->sk_state = TCP_CLOSE;
+		WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	}
 	timer_refs = sdp_timers_cancel(ssk);
 	sk->sk_state_change(sk);
 	release_sock(sk);
