@@ -85,6 +85,7 @@ static void sdp_sk_destruct(struct sock *sk)
 
 	WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags));
 	sdp_bufs_free(ssk);
+	sdp_zc_free(ssk);
 	sdp_sock_list_del(ssk);
 	mutex_destroy(&ssk->teardown_lock);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);

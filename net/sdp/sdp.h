@@ -56,6 +56,7 @@
 
 #define SDP_TX_SIZE		64	/* send buffers per connection */
 #define SDP_CTRL_BUFS		4	/* header-only sends (credits, DisConn) */
+#define SDP_CTRL_SIZE		32	/* a control message: BSDH and one header */
 #define SDP_MIN_BUFS		4	/* fewest receive buffers a peer may post */
 #define SDP_MAX_BUFS		1024
 #define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
@@ -63,6 +64,17 @@
 #define SDP_CREDITS_RESERVED	1	/* kept for credit updates and DisConn */
 #define SDP_RESOLVE_TIMEOUT_MS	2000
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
+
+/* ZCopy (sdp_zcopy.c) */
+#define SDP_ZC_REGS		8	/* SrcAvails outstanding per connection */
+#define SDP_ZC_REG_PAGES	128	/* pages one SrcAvail covers (512 KiB) */
+#define SDP_ZC_CHUNK		(128 * 1024)	/* bytes one RDMA READ op moves */
+#define SDP_ZC_CHUNK_PAGES	(SDP_ZC_CHUNK / PAGE_SIZE + 1)
+#define SDP_ZC_RW_OPS		4	/* RDMA READ ops in flight per connection */
+#define SDP_ZC_RW_SGE		16	/* most SGEs one READ work request takes */
+#define SDP_ZC_DIRECT_MIN	(16 * 1024)	/* reads into the user buffer */
+#define SDP_ZC_ADV_MAX		(64 << 20)	/* largest SrcAvail accepted */
+#define SDP_ZC_CANCEL_TIMEOUT	(5 * HZ)	/* peer to settle after a cancel */
 
 /* Per-connection counters, for TCP_INFO; under the socket lock. */
 struct sdp_conn_stats {
@@ -81,6 +93,9 @@ enum sdp_buf_kind {
 	SDP_BUF_TX,
 	SDP_BUF_CTRL,
 	SDP_BUF_PROBE,	/* the keepalive probe: no data */
+	SDP_BUF_BOUNCE,	/* received data read by RDMA into kernel memory */
+	SDP_BUF_ZC_REG,	/* a registration's LOCAL_INV completion */
+	SDP_BUF_ZC_RW,	/* an RDMA READ op's completion */
 };
 
 struct sdp_buf {
@@ -95,9 +110,17 @@ struct sdp_buf {
 	u32			seq;	/* rx: stream offset of the first payload byte */
 	u8			kind;	/* enum sdp_buf_kind */
 	u8			status;	/* enum ib_wc_status of the completion */
-	u8			mid;	/* tx: the message id posted */
-	u8			flags;	/* tx: BSDH flags (SDP_OOB_PRES) */
+	u8			mid;	/* the message id posted or received */
+	u8			flags;	/* tx: BSDH flags (SDP_OOB_PRES); rx: SDP_RXF_* */
+	/* rx, a SrcAvail not yet read: the peer's bytes still to fetch */
+	u64			zc_addr;
+	u32			zc_rkey;
+	u32			zc_len;
+	u32			zc_total;	/* its whole length */
 };
+
+/* sdp_buf.flags of a received SrcAvail */
+#define SDP_RXF_FETCHING	0x1	/* an RDMA READ of it is under way */
 
 /* ssk->flags, under the socket lock */
 enum {
@@ -116,6 +139,8 @@ enum {
 	SDP_F_CORK_TIMER,	/* cork_work scheduled */
 	SDP_F_KA_TIMER,		/* ka_work scheduled */
 	SDP_F_KA_PROBE,		/* a keepalive probe is posted */
+	SDP_F_ZC_TIMER,		/* zc_work (read-ahead) scheduled */
+	SDP_F_ZC_HURRY,		/* the peer cancelled: fetch its SrcAvails now */
 };
 
 struct sdp_sock {
@@ -159,6 +184,7 @@ struct sdp_sock {
 	struct sdp_device	*sdev;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
+	u32			port_num;
 	u32			max_inline;
 	struct mutex		teardown_lock;	/* serialises sdp_conn_teardown() */
 	struct work_struct	teardown_work;
@@ -202,6 +228,19 @@ struct sdp_sock {
 
 	/* for TCP_INFO */
 	struct sdp_conn_stats	st;
+
+	/* ZCopy (sdp_zcopy.c); zc is allocated on first use */
+	struct sdp_zc		*zc;
+	u32			peer_caps;	/* SDP_CAP_* both sides have */
+	u8			peer_adverts;	/* SrcAvails the peer takes */
+	u32			zc_src_count;	/* SrcAvails advertised, not done */
+	u32			zc_src_bytes;	/* their bytes, for SIOCOUTQ */
+	u32			zc_rx_count;	/* peer's SrcAvails not yet read */
+	u32			zc_bounce;	/* bytes read ahead, not yet read */
+	u32			zc_rdcompl;	/* bytes read, RdmaRdCompl to send */
+	u32			zc_readers;	/* threads waiting in recvmsg() */
+	bool			zc_cancel;	/* SrcAvailCancel to send */
+	struct delayed_work	zc_work;	/* read-ahead */
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
@@ -266,6 +305,17 @@ enum sdp_mib_field {
 	SDP_MIB_TRANSPORT_TIMEOUTS,
 	SDP_MIB_LISTEN_QUEUED,
 	SDP_MIB_LISTEN_OVERFLOWS,
+	SDP_MIB_TX_SRCAVAIL,
+	SDP_MIB_TX_ZC_BYTES,
+	SDP_MIB_RX_SRCAVAIL,
+	SDP_MIB_RX_ZC_DIRECT_BYTES,
+	SDP_MIB_RX_ZC_BOUNCE_BYTES,
+	SDP_MIB_ZC_READS,
+	SDP_MIB_TX_RDCOMPL,
+	SDP_MIB_RX_RDCOMPL,
+	SDP_MIB_ZC_CANCELS,
+	SDP_MIB_RX_ZC_CANCELS,
+	SDP_MIB_ZC_FALLBACKS,
 	SDP_MIB_MAX
 };
 
@@ -328,12 +378,18 @@ void sdp_conn_teardown(struct sdp_sock *ssk);
 void sdp_conn_queue_teardown(struct sdp_sock *ssk);
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);
 void sdp_bufs_free(struct sdp_sock *ssk);
+void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
 void sdp_conn_init(struct sdp_sock *ssk);
 
 /* sdp_timer.c */
+void sdp_timer_arm(struct sdp_sock *ssk, int bit, struct delayed_work *w,
+		   unsigned long delay);
+void sdp_timer_reset(struct sdp_sock *ssk, int bit, struct delayed_work *w,
+		     unsigned long delay);
+bool sdp_timer_claim(struct sdp_sock *ssk, int bit);
 void sdp_timers_init(struct sdp_sock *ssk);
 int sdp_timers_cancel(struct sdp_sock *ssk);
 void sdp_fin_timer_arm(struct sdp_sock *ssk);
@@ -341,6 +397,27 @@ void sdp_cork_timer_arm(struct sdp_sock *ssk);
 void sdp_ka_reset(struct sdp_sock *ssk, bool on);
 void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_keepalive(struct sock *sk, int val);
+
+/* sdp_zcopy.c */
+struct sdp_zc;
+bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
+int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
+		struct ubuf_info *uarg, long *timeo, size_t *sent);
+int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo);
+int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo);
+void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size);
+void sdp_zc_rx_cancel(struct sdp_sock *ssk);
+int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
+		size_t n, int flags, u32 *seq);
+void sdp_zc_rx_done(struct sdp_sock *ssk);
+void sdp_zc_quiesce(struct sdp_sock *ssk);
+void sdp_bounce_free(struct sdp_buf *b);
+void sdp_zc_teardown(struct sdp_sock *ssk);
+void sdp_zc_free(struct sdp_sock *ssk);
+void sdp_zc_init(struct sdp_sock *ssk);
+void sdp_rx_purge(struct sdp_sock *ssk);
 
 /* sdp_sockopt.c */
 void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);
@@ -356,7 +433,7 @@ void sdp_tx_flush(struct sdp_sock *ssk);
 void sdp_tx_push(struct sdp_sock *ssk);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
-int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid);
+int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);
 bool sdp_writable(const struct sdp_sock *ssk);
 void sdp_write_space(struct sock *sk);
 void sdp_shutdown_send(struct sdp_sock *ssk);
@@ -366,6 +443,7 @@ void sdp_disconn_done(struct sdp_sock *ssk);
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf);
 bool sdp_need_credit_update(const struct sdp_sock *ssk);
 
 /* sdp_proc.c */

@@ -106,7 +106,11 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 	h->bsdh.bufs = cpu_to_be16(ssk->rx_posted);
 	h->bsdh.len = cpu_to_be32(sizeof(*h));
 	h->version = SDP_WIRE_VERSION;
+	h->max_adverts = SDP_ZC_REGS;
 	h->rcv_size = cpu_to_be32(ssk->rcv_size);
+	/* a HelloAck says what both sides have */
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAP_SRC_AVAIL :
+			      ssk->peer_caps);
 }
 
 /* Check a Hello or HelloAck and take the peer's parameters from it. */
@@ -130,6 +134,8 @@ static int sdp_hello_take(struct sdp_sock *ssk, const void *data, u8 len,
 	ssk->remote_max_bufs = bufs;
 	ssk->remote_ack = 0;
 	ssk->tx_msg_max = min(rcv_size, ssk->rcv_size);
+	ssk->peer_caps = be32_to_cpu(h->caps) & SDP_CAP_SRC_AVAIL;
+	ssk->peer_adverts = h->max_adverts;
 	return 0;
 bad:
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_HELLO_ERRORS);
@@ -976,7 +982,8 @@ static void sdp_disconnect(struct sdp_sock *ssk)
 		break;
 	}
 	/* unread data and urgent state go with the connection */
-	INIT_LIST_HEAD(&ssk->rx_queue);
+	sdp_zc_quiesce(ssk);
+	sdp_rx_purge(ssk);
 	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
 	WRITE_ONCE(ssk->urg_data, 0);
 	WRITE_ONCE(sk->sk_shutdown, 0);
@@ -1043,6 +1050,8 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 			ssk->last_bind_err = ENODEV;
 			goto out;
 		}
+		/* a reader may still be fetching from the last connection */
+		sdp_zc_quiesce(ssk);
 		err = sdp_renew_id(ssk);
 		if (err)
 			goto out;

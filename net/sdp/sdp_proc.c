@@ -68,6 +68,17 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_TRANSPORT_TIMEOUTS]	= "TransportTimeouts",
 	[SDP_MIB_LISTEN_QUEUED]		= "ListenQueued",
 	[SDP_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
+	[SDP_MIB_TX_SRCAVAIL]		= "TxSrcAvail",
+	[SDP_MIB_TX_ZC_BYTES]		= "TxZcopyBytes",
+	[SDP_MIB_RX_SRCAVAIL]		= "RxSrcAvail",
+	[SDP_MIB_RX_ZC_DIRECT_BYTES]	= "RxZcopyDirectBytes",
+	[SDP_MIB_RX_ZC_BOUNCE_BYTES]	= "RxZcopyBounceBytes",
+	[SDP_MIB_ZC_READS]		= "ZcopyReads",
+	[SDP_MIB_TX_RDCOMPL]		= "TxRdmaRdCompl",
+	[SDP_MIB_RX_RDCOMPL]		= "RxRdmaRdCompl",
+	[SDP_MIB_ZC_CANCELS]		= "TxSrcAvailCancel",
+	[SDP_MIB_RX_ZC_CANCELS]		= "RxSrcAvailCancel",
+	[SDP_MIB_ZC_FALLBACKS]		= "ZcopyFallbacks",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)
@@ -152,7 +163,8 @@ static int sdp_seq_show(struct seq_file *seq, void *v)
 		   (int)seq->index - 1, src, sport, dst, dport,
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(sk)),
 		   sock_i_ino(sk), sdp_rx_queued(ssk),
-		   READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes),
+		   READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes) +
+		   READ_ONCE(ssk->zc_src_bytes),
 		   READ_ONCE(sk->sk_state));
 	return 0;
 }

@@ -13,6 +13,9 @@
  *    a reader that stops reading stops the sender's credits.  Received
  *    bytes are numbered as a stream (->rcv_nxt, ->copied_seq, and each
  *    buffer's ->seq), as TCP numbers them.
+ *  - A SrcAvail stands in the queue for the peer's bytes it advertises
+ *    until they are read by RDMA (sdp_zcopy.c); the bytes read ahead into
+ *    kernel memory wait in bounce buffers queued in front of it.
  *  - Urgent data (MSG_OOB) is the last byte of a Data message flagged
  *    OOB_PRES.  It follows tcp_check_urg()/tcp_recvmsg(): SIGURG to the
  *    owner, reads stop at the mark, the byte is skipped unless
@@ -60,7 +63,7 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 	       more >= (s32)ssk->rx_size / 4;
 }
 
-static void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
+void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	int err;
 
@@ -106,10 +109,22 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	min = sdp_mid_min_len(h->mid);
 	if (!min || len < min)
 		return "unexpected message id";
-	if (h->mid != SDP_MID_DATA && h->mid != SDP_MID_DISCONN &&
-	    h->mid != SDP_MID_ABORT)
+	switch (h->mid) {
+	case SDP_MID_DATA:
+	case SDP_MID_DISCONN:
+	case SDP_MID_ABORT:
+		break;
+	case SDP_MID_SRC_AVAIL:
+	case SDP_MID_SRC_AVAIL_CANCEL:
+	case SDP_MID_RDMA_RD_COMPL:
+		/* read-based ZCopy, if both sides said they have it */
+		if (!(ssk->peer_caps & SDP_CAP_SRC_AVAIL))
+			return "message id not negotiated";
+		break;
+	default:
 		return "message id not negotiated";
-	if (h->mid != SDP_MID_DATA && len != sizeof(*h))
+	}
+	if (h->mid != SDP_MID_DATA && len != min)
 		return "payload on a control message";
 	*val = h->flags;
 	if (h->flags & ~(SDP_OOB_PRES | SDP_OOB_PEND))
@@ -133,9 +148,37 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	return NULL;
 }
 
+/* Bytes of the stream a receive-queue entry holds: a Data message's
+ * payload, a bounce buffer's bytes, or a SrcAvail's bytes not yet read.
+ */
 static u32 sdp_buf_payload(const struct sdp_buf *buf)
 {
+	if (buf->kind == SDP_BUF_BOUNCE)
+		return buf->len;
+	if (buf->mid == SDP_MID_SRC_AVAIL)
+		return buf->zc_len;
 	return buf->len - sizeof(struct sdp_bsdh);
+}
+
+static void *sdp_buf_bytes(const struct sdp_buf *buf)
+{
+	return buf->kind == SDP_BUF_BOUNCE ? buf->data :
+	       buf->data + sizeof(struct sdp_bsdh);
+}
+
+/* Drop everything received and not read, with the connection. */
+void sdp_rx_purge(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, &ssk->rx_queue, list) {
+		list_del_init(&buf->list);
+		if (buf->kind == SDP_BUF_BOUNCE)
+			sdp_bounce_free(buf);
+	}
+	ssk->zc_bounce = 0;
+	ssk->zc_rx_count = 0;
+	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 }
 
 /* Post again the receive buffers every byte of which has been read. */
@@ -146,9 +189,18 @@ static void sdp_rx_release(struct sdp_sock *ssk)
 
 	while (!list_empty(&ssk->rx_queue)) {
 		buf = list_first_entry(&ssk->rx_queue, struct sdp_buf, list);
+		/* a SrcAvail leaves the queue once read (sdp_zcopy.c) */
+		if (buf->mid == SDP_MID_SRC_AVAIL && buf->kind == SDP_BUF_RX)
+			break;
 		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
 			break;
 		list_del_init(&buf->list);
+		if (buf->kind == SDP_BUF_BOUNCE) {
+			ssk->zc_bounce -= buf->len;
+			sdp_bounce_free(buf);
+			sdp_zc_rx_done(ssk);
+			continue;
+		}
 		sdp_rx_repost(ssk, buf);
 		reposted = true;
 	}
@@ -250,6 +302,9 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 			net_dbg_ratelimited("ib_sdp: receive completion error %s\n",
 					    ib_wc_status_msg(buf->status));
 			sdp_conn_abort(ssk, ECONNRESET, false);
+		} else if (!test_bit(SDP_F_TEARDOWN, &ssk->flags)) {
+			/* the QP failed under us (a READ, say) */
+			sdp_conn_abort(ssk, ECONNRESET, false);
 		}
 		return;
 	}
@@ -301,6 +356,35 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_conn_abort(ssk, sk->sk_state == TCP_CLOSE_WAIT ?
 			       EPIPE : ECONNRESET, false);
 		return;
+	case SDP_MID_SRC_AVAIL:
+		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
+			sdp_proto_error(ssk, "SrcAvail after DisConn", 0);
+			return;
+		}
+		if (sock_flag(sk, SOCK_DEAD)) {
+			sdp_conn_abort(ssk, 0, true);	/* nobody will read */
+			return;
+		}
+		if (sdp_zc_rx_srcavail(ssk, buf)) {
+			sdp_proto_error(ssk, "SrcAvail length or count",
+					be32_to_cpu(((struct sdp_avail_hdr *)
+						     (h + 1))->len));
+			return;
+		}
+		break;
+	case SDP_MID_RDMA_RD_COMPL:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		if (sdp_zc_rx_rdcompl(ssk, val)) {
+			sdp_proto_error(ssk, "RdmaRdCompl beyond what was advertised",
+					val);
+			return;
+		}
+		break;
+	case SDP_MID_SRC_AVAIL_CANCEL:
+		sdp_rx_repost(ssk, buf);
+		sdp_zc_rx_cancel(ssk);
+		break;
 	}
 
 	/* new credits may release queued data; reposts may need telling */
@@ -382,9 +466,8 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
-	const u32 hdr = sizeof(struct sdp_bsdh);
 	u32 peek_seq, *seq, off, urg_hole = 0;
-	int copied = 0, target;
+	int copied = 0, target, n;
 	struct sdp_buf *buf;
 	size_t used;
 	long timeo;
@@ -425,8 +508,21 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (buf) {
 			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
 			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
+			if (buf->kind == SDP_BUF_RX &&
+			    buf->mid == SDP_MID_SRC_AVAIL) {
+				/* the peer's pages: read them (sdp_zcopy.c) */
+				n = sdp_zc_recv(ssk, buf, msg, used, flags, seq);
+				if (n < 0) {
+					if (!copied)
+						copied = n;
+					break;
+				}
+				copied += n;
+				len -= n;
+				continue;
+			}
 			if (used && !(flags & MSG_TRUNC) &&
-			    copy_to_iter(buf->data + hdr + off, used,
+			    copy_to_iter(sdp_buf_bytes(buf) + off, used,
 					 &msg->msg_iter) != used) {
 				if (!copied)
 					copied = -EFAULT;
@@ -475,10 +571,12 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		}
 
 		add_wait_queue(sk_sleep(sk), &wait);
+		ssk->zc_readers++;
 		sk_wait_event(sk, &timeo,
 			      ssk->rcv_nxt != *seq || sk->sk_err ||
 			      (sk->sk_shutdown & RCV_SHUTDOWN) ||
 			      sk->sk_state == TCP_CLOSE, &wait);
+		ssk->zc_readers--;
 		remove_wait_queue(sk_sleep(sk), &wait);
 
 		if ((flags & MSG_PEEK) &&
@@ -487,6 +585,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			peek_seq = ssk->copied_seq;
 		}
 	} while (len > 0);
+	sdp_zc_rx_done(ssk);
 
 out:
 	release_sock(sk);

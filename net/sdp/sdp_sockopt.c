@@ -2,7 +2,7 @@
 /*
  * ib_sdp: socket options and ioctls, with TCP's checks and answers.
  *
- * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR), SOL_TCP (the TCP
+ * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY), SOL_TCP (the TCP
  * options that mean something for an SDP connection, TCP_INFO among them),
  * SOL_IP (IP_TOS) and SOL_IPV6 (IPV6_V6ONLY, IPV6_TCLASS).  SOL_SOCKET
  * options never come here: the socket core handles them, and calls
@@ -171,6 +171,11 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 			err = val < 0 ? -EINVAL : 0;
 			if (!err)
 				WRITE_ONCE(ssk->zcopy_thresh, val);
+		} else if (optname == SDP_ZEROCOPY) {
+			/* SO_ZEROCOPY, which the socket core refuses us */
+			err = val < 0 || val > 1 ? -EINVAL : 0;
+			if (!err)
+				sock_valbool_flag(sk, SOCK_ZEROCOPY, val);
 		}
 		break;
 	}
@@ -323,6 +328,8 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 			val = ssk->zcopy_thresh;
 		else if (optname == SDP_LAST_BIND_ERR)
 			val = ssk->last_bind_err;
+		else if (optname == SDP_ZEROCOPY)
+			val = sock_flag(sk, SOCK_ZEROCOPY);
 		else
 			err = -ENOPROTOOPT;
 		break;
@@ -369,7 +376,8 @@ int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 		else if ((1 << sk->sk_state) & (TCPF_SYN_SENT | TCPF_SYN_RECV))
 			val = 0;
 		else if (cmd == SIOCOUTQ)
-			val = ssk->tx_queued + ssk->tx_inflight_bytes;
+			val = ssk->tx_queued + ssk->tx_inflight_bytes +
+			      ssk->zc_src_bytes;
 		else
 			val = ssk->tx_queued;
 		release_sock(sk);

@@ -6,6 +6,7 @@
  *              after SDP_FIN_TIMEOUT is reset (TCP's FIN_WAIT2 timeout).
  *  cork_work   data held back by TCP_CORK or MSG_MORE goes out after
  *              SDP_CORK_TIMEOUT, as TCP's corked data does.
+ *  zc_work     ZCopy read-ahead (sdp_zcopy.c).
  *  ka_work     keepalive (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT): once the
  *              peer has been silent for the idle time, a zero-length RDMA
  *              WRITE is posted every interval.  It needs no credit and
@@ -27,8 +28,8 @@
 #define SDP_CORK_TIMEOUT	(HZ / 5)	/* TCP's 200 ms cork ceiling */
 
 /* Under the socket lock: queue @w after @delay unless already armed. */
-static void sdp_timer_arm(struct sdp_sock *ssk, int bit,
-			  struct delayed_work *w, unsigned long delay)
+void sdp_timer_arm(struct sdp_sock *ssk, int bit,
+		   struct delayed_work *w, unsigned long delay)
 {
 	if (__test_and_set_bit(bit, &ssk->flags))
 		return;
@@ -42,8 +43,8 @@ static void sdp_timer_arm(struct sdp_sock *ssk, int bit,
 /* Under the socket lock: make an armed timer fire after @delay instead.
  * A work already running re-arms itself with the current settings.
  */
-static void sdp_timer_reset(struct sdp_sock *ssk, int bit,
-			    struct delayed_work *w, unsigned long delay)
+void sdp_timer_reset(struct sdp_sock *ssk, int bit,
+		     struct delayed_work *w, unsigned long delay)
 {
 	if (test_bit(bit, &ssk->flags)) {
 		if (cancel_delayed_work(w))
@@ -75,7 +76,7 @@ static int sdp_timer_cancel(struct sdp_sock *ssk, int bit,
 /* In a timer's work: lock the socket and claim the timer's bit.  False if
  * it was cancelled meanwhile (the reference is still the work's to drop).
  */
-static bool sdp_timer_claim(struct sdp_sock *ssk, int bit)
+bool sdp_timer_claim(struct sdp_sock *ssk, int bit)
 {
 	lock_sock(&ssk->sk);
 	return __test_and_clear_bit(bit, &ssk->flags);
@@ -92,7 +93,8 @@ int sdp_timers_cancel(struct sdp_sock *ssk)
 {
 	return sdp_timer_cancel(ssk, SDP_F_FIN_TIMER, &ssk->fin_work) +
 	       sdp_timer_cancel(ssk, SDP_F_CORK_TIMER, &ssk->cork_work) +
-	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work);
+	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work) +
+	       sdp_timer_cancel(ssk, SDP_F_ZC_TIMER, &ssk->zc_work);
 }
 
 static void sdp_fin_work(struct work_struct *work)

@@ -68,14 +68,19 @@ void sdp_write_space(struct sock *sk)
 }
 
 /**
- * sdp_send_ctrl - post a header-only message
+ * sdp_send_ctrl - post a control message
  * @ssk: the socket, locked
- * @mid: SDP_MID_DATA (a credit update), SDP_MID_DISCONN or SDP_MID_ABORT
+ * @mid: SDP_MID_DATA (a credit update), SDP_MID_DISCONN, SDP_MID_ABORT,
+ *	 SDP_MID_SRC_AVAIL_CANCEL, or SDP_MID_RDMA_RD_COMPL with @size
+ * @size: RdmaRdCompl's byte count
+ *
+ * Control messages may take the last credit: each tells the peer what it
+ * needs to go on, and carries our credits too.
  *
  * Return: 0, -EAGAIN without a credit or a free control buffer, or another
  * negative errno.
  */
-int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
+int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 {
 	struct net *net = sock_net(&ssk->sk);
 	struct sdp_buf *buf;
@@ -89,7 +94,14 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
 	buf = list_first_entry(&ssk->ctrl_free, struct sdp_buf, list);
 	list_del_init(&buf->list);
 	buf->mid = mid;
+	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh);
+	if (mid == SDP_MID_RDMA_RD_COMPL) {
+		struct sdp_size_hdr *sz = buf->data + sizeof(struct sdp_bsdh);
+
+		sz->size = cpu_to_be32(size);
+		buf->len += sizeof(*sz);
+	}
 	err = sdp_post_send(ssk, buf);
 	if (err) {
 		list_add(&buf->list, &ssk->ctrl_free);
@@ -105,6 +117,9 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
 	case SDP_MID_ABORT:
 		SDP_INC_STATS(net, SDP_MIB_TX_ABORT);
 		break;
+	case SDP_MID_RDMA_RD_COMPL:
+		SDP_INC_STATS(net, SDP_MIB_TX_RDCOMPL);
+		break;
 	}
 	return 0;
 }
@@ -113,7 +128,8 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid)
 static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 			bool push)
 {
-	if (buf->len >= ssk->tx_msg_max || buf->flags ||
+	if (buf->mid != SDP_MID_DATA ||
+	    buf->len >= ssk->tx_msg_max || buf->flags ||
 	    !list_is_last(&buf->list, &ssk->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
@@ -144,6 +160,13 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	if (!sdp_conn_usable(ssk))
 		return;
 
+	/* what the peer's sender waits for goes first */
+	if (ssk->zc_rdcompl &&
+	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_RD_COMPL, ssk->zc_rdcompl))
+		ssk->zc_rdcompl = 0;
+	if (ssk->zc_cancel && !sdp_send_ctrl(ssk, SDP_MID_SRC_AVAIL_CANCEL, 0))
+		ssk->zc_cancel = false;
+
 	while (!list_empty(&ssk->tx_queue)) {
 		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
 		if (sdp_tx_hold(ssk, buf, push)) {
@@ -154,8 +177,8 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			break;
 		}
-		payload = buf->len - sizeof(struct sdp_bsdh);
-		buf->mid = SDP_MID_DATA;
+		payload = buf->mid == SDP_MID_DATA ?
+			  buf->len - sizeof(struct sdp_bsdh) : 0;
 		/* off the queue first: its completion may use ->list at once */
 		list_del_init(&buf->list);
 		err = sdp_post_send(ssk, buf);
@@ -169,6 +192,8 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		ssk->tx_queued -= payload;
 		ssk->tx_inflight++;
 		ssk->tx_inflight_bytes += payload;
+		if (!payload)
+			continue;	/* a SrcAvail */
 		ssk->st.data_segs_out++;
 		ssk->st.bytes_sent += payload;
 		ssk->st.last_data_sent = jiffies;
@@ -178,7 +203,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 
 	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
 	    list_empty(&ssk->tx_queue) &&
-	    !sdp_send_ctrl(ssk, SDP_MID_DISCONN)) {
+	    !sdp_send_ctrl(ssk, SDP_MID_DISCONN, 0)) {
 		__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
 		__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
 		return;
@@ -187,7 +212,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	 * waiting for ours before it can send what gives us credits.
 	 */
 	if (sdp_need_credit_update(ssk))
-		sdp_send_ctrl(ssk, SDP_MID_DATA);
+		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
 }
 
 /**
@@ -238,7 +263,13 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	switch (buf->status) {
 	case IB_WC_SUCCESS:
+		return;
 	case IB_WC_WR_FLUSH_ERR:
+		/* outside a teardown: the QP failed under us (an unsignaled
+		 * work request before this one, say)
+		 */
+		if (!test_bit(SDP_F_TEARDOWN, &ssk->flags))
+			sdp_conn_abort(ssk, ECONNRESET, false);
 		return;
 	case IB_WC_RETRY_EXC_ERR:
 	case IB_WC_RNR_RETRY_EXC_ERR:
@@ -289,7 +320,8 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		    buf->status == IB_WC_SUCCESS)
 			sdp_disconn_done(ssk);
 	} else {
-		u32 payload = buf->len - sizeof(struct sdp_bsdh);
+		u32 payload = buf->mid == SDP_MID_DATA ?
+			      buf->len - sizeof(struct sdp_bsdh) : 0;
 
 		ssk->tx_inflight--;
 		ssk->tx_inflight_bytes -= payload;
@@ -372,11 +404,67 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
 	return 0;
 }
 
+/* MSG_ZEROCOPY on a socket with SDP_ZEROCOPY: TCP's notification.  Past
+ * RLIMIT_MEMLOCK the send is copied, and the notification says so.
+ */
+static int sdp_zc_uarg(struct sdp_sock *ssk, size_t size,
+		       struct ubuf_info **uargp)
+{
+	struct sock *sk = &ssk->sk;
+	struct ubuf_info *uarg;
+
+	uarg = msg_zerocopy_realloc(sk, size, NULL);
+	if (!uarg) {
+		uarg = msg_zerocopy_realloc(sk, 0, NULL);
+		if (!uarg)
+			return -ENOBUFS;
+		uarg_to_msgzc(uarg)->zerocopy = 0;
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+	}
+	*uargp = uarg;
+	return 0;
+}
+
+/* Try to send the next part of @msg by ZCopy (sdp_zcopy.c).  Returns the
+ * bytes advertised, 0 to copy this part instead, or a negative errno.
+ */
+static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
+			      struct ubuf_info *uarg, long *timeo, bool *no_zc)
+{
+	struct sock *sk = &ssk->sk;
+	size_t n = 0;
+	int err;
+
+	for (;;) {
+		err = sdp_zc_send(ssk, msg, uarg, timeo, &n);
+		if (!err)
+			return n;
+		if (err == -ENOBUFS) {
+			/* no MRs, or past RLIMIT_MEMLOCK: copy the rest */
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+			*no_zc = true;
+			return 0;
+		}
+		if (err != -EAGAIN)
+			return err;
+		/* no room for another SrcAvail: a non-blocking send copies */
+		if (!*timeo)
+			return 0;
+		err = sdp_zc_wait_reg(ssk, timeo);
+		if (err)
+			return err;
+		if (sk->sk_err || !sdp_conn_usable(ssk))
+			return -EPIPE;
+	}
+}
+
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int flags = msg->msg_flags;
+	struct ubuf_info *uarg = NULL;
+	bool zc_used = false, no_zc = false;
 	struct sdp_buf *buf;
 	size_t copied = 0;
 	long timeo;
@@ -390,6 +478,15 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		if (err)
 			goto out_err;
 	}
+	if ((flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
+		err = sdp_zc_uarg(ssk, size, &uarg);
+		if (err)
+			goto out_err;
+		no_zc = !uarg_to_msgzc(uarg)->zerocopy;
+	}
+	/* a blocking ZCopy send waits for its peer; without time, copy */
+	if (!uarg && !timeo)
+		no_zc = true;
 	ssk->more = !!(flags & MSG_MORE);
 
 	while (msg_data_left(msg)) {
@@ -400,12 +497,29 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		    !sdp_conn_usable(ssk))
 			goto out_err;
 
+		if (!no_zc && sdp_zc_want(ssk, msg, flags)) {
+			ssize_t zn = sdp_sendmsg_zc(ssk, msg, uarg, &timeo,
+						    &no_zc);
+
+			if (zn < 0) {
+				err = zn;
+				goto out_err;
+			}
+			if (zn) {
+				copied += zn;
+				zc_used = true;
+				continue;
+			}
+		}
+
 		buf = NULL;
 		if (!list_empty(&ssk->tx_queue)) {
 			buf = list_last_entry(&ssk->tx_queue, struct sdp_buf,
 					      list);
-			if (buf->len >= ssk->tx_msg_max || buf->flags)
-				buf = NULL;	/* full, or ends with urgent data */
+			/* full, not Data, or ending with urgent data */
+			if (buf->len >= ssk->tx_msg_max || buf->flags ||
+			    buf->mid != SDP_MID_DATA)
+				buf = NULL;
 		}
 		if (!buf) {
 			if (list_empty(&ssk->tx_free)) {
@@ -419,6 +533,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 					       list);
 			list_move_tail(&buf->list, &ssk->tx_queue);
 			WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
+			buf->mid = SDP_MID_DATA;
 			buf->len = sizeof(struct sdp_bsdh);
 			buf->flags = 0;
 		}
@@ -440,13 +555,22 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		if (buf->len >= ssk->tx_msg_max)
 			sdp_tx_flush(ssk);
 	}
-	sdp_tx_flush(ssk);
-	release_sock(sk);
-	return copied;
+	err = 0;
 
 out_err:
+	sdp_tx_flush(ssk);
+	/* a blocking ZCopy send returns once the peer has its bytes */
+	if (zc_used && !uarg)
+		sdp_zc_send_wait(ssk, &timeo);
+	if (uarg) {
+		if (!zc_used)
+			uarg_to_msgzc(uarg)->zerocopy = 0;
+		if (copied)
+			net_zcopy_put(uarg);
+		else
+			msg_zerocopy_put_abort(uarg, true);
+	}
 	if (copied) {
-		sdp_tx_flush(ssk);
 		release_sock(sk);
 		return copied;
 	}

@@ -36,6 +36,10 @@ static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_tx_status(ssk, buf);
 		sdp_ka_complete(ssk, buf);
 		break;
+	case SDP_BUF_ZC_REG:
+	case SDP_BUF_ZC_RW:
+		sdp_zc_complete(ssk, buf);
+		break;
 	default:
 		sdp_tx_complete(ssk, buf);
 		break;
@@ -76,6 +80,15 @@ void sdp_release_cb(struct sock *sk)
 	}
 }
 
+/* A buffer whose completions come to sdp_cq_done(). */
+void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
+{
+	buf->ssk = ssk;
+	buf->kind = kind;
+	buf->cqe.done = sdp_cq_done;
+	INIT_LIST_HEAD(&buf->list);
+}
+
 static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 			  u32 n, u32 size, u8 kind)
 {
@@ -90,11 +103,8 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 		ring[i].data = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 		if (!ring[i].data)
 			return -ENOMEM;
-		ring[i].ssk = ssk;
+		sdp_buf_init(ssk, &ring[i], kind);
 		ring[i].size = size;
-		ring[i].kind = kind;
-		ring[i].cqe.done = sdp_cq_done;
-		INIT_LIST_HEAD(&ring[i].list);
 	}
 	return 0;
 }
@@ -117,10 +127,10 @@ static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
  */
 void sdp_bufs_free(struct sdp_sock *ssk)
 {
+	sdp_rx_purge(ssk);
 	sdp_ring_free(&ssk->rx_ring, ssk->rx_size);
 	sdp_ring_free(&ssk->tx_ring, ssk->tx_size);
 	sdp_ring_free(&ssk->ctrl_ring, SDP_CTRL_BUFS);
-	INIT_LIST_HEAD(&ssk->rx_queue);
 	INIT_LIST_HEAD(&ssk->tx_free);
 	INIT_LIST_HEAD(&ssk->tx_queue);
 	INIT_LIST_HEAD(&ssk->ctrl_free);
@@ -206,7 +216,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	struct ib_qp_init_attr attr = {};
 	struct ib_device *dev;
-	int err, cqe;
+	int err, cqe, zc_wrs, sge;
 	u32 i;
 
 	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
@@ -226,7 +236,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 				     ssk->rcv_size, SDP_BUF_TX);
 	if (!err)
 		err = sdp_ring_alloc(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS,
-				     sizeof(struct sdp_bsdh), SDP_BUF_CTRL);
+				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
 		err = sdp_ring_map(dev, ssk->rx_ring, ssk->rx_size,
 				   DMA_FROM_DEVICE);
@@ -245,8 +255,15 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
 		list_add_tail(&ssk->ctrl_ring[i].list, &ssk->ctrl_free);
 
+	/* ZCopy: a REG_MR and a LOCAL_INV per SrcAvail, the RDMA READ ops
+	 * (each a few work requests of up to sge pages)
+	 */
+	sge = min3(SDP_ZC_RW_SGE, dev->attrs.max_send_sge, dev->attrs.max_sge_rd);
+	sge = max(sge, 1);
+	zc_wrs = 2 * SDP_ZC_REGS +
+		 SDP_ZC_RW_OPS * DIV_ROUND_UP(SDP_ZC_CHUNK_PAGES, sge);
 	/* the keepalive probe, and +1 on each queue for ib_drain_qp() */
-	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + 1 + ssk->rx_size + 1;
+	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1 + ssk->rx_size + 1;
 	ssk->cq = ib_alloc_cq(dev, ssk, cqe,
 			      atomic_inc_return(&sdp_comp_vector) %
 			      max(dev->num_comp_vectors, 1),
@@ -261,12 +278,16 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	attr.qp_context = ssk;
 	attr.send_cq = ssk->cq;
 	attr.recv_cq = ssk->cq;
-	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 + 1;
+	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1;
 	attr.cap.max_recv_wr = ssk->rx_size + 1;
-	attr.cap.max_send_sge = 1;
+	attr.cap.max_send_sge = sge;
+	attr.cap.max_rdma_ctxs = SDP_ZC_RW_OPS;
 	attr.cap.max_recv_sge = 1;
 	attr.cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
-	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	/* every message is posted signaled; rdma_rw's chained READs and
+	 * REG_MR are not
+	 */
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(id, ssk->sdev->pd, &attr);
 	if (err && attr.cap.max_inline_data) {
@@ -277,6 +298,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	if (err)
 		goto err_cq;
 	ssk->qp = id->qp;
+	ssk->port_num = id->port_num;
 	/* the device may report more than asked for */
 	ssk->max_inline = min_t(u32, attr.cap.max_inline_data,
 				max(READ_ONCE(sdp_inline_thresh), 0));
@@ -422,6 +444,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	ib_drain_qp(ssk->qp);
 
 	lock_sock(sk);
+	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
 	rdma_destroy_qp(id);
 	ssk->qp = NULL;
 	ib_free_cq(ssk->cq);
@@ -512,7 +535,7 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
 	__set_bit(SDP_F_RESET, &ssk->flags);
 	if (send_abort && sdp_conn_usable(ssk))
-		sdp_send_ctrl(ssk, SDP_MID_ABORT);
+		sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
 	sk->sk_state = TCP_CLOSE;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sdp_conn_queue_teardown(ssk);
@@ -528,10 +551,8 @@ void sdp_conn_init(struct sdp_sock *ssk)
 	mutex_init(&ssk->teardown_lock);
 	INIT_WORK(&ssk->teardown_work, sdp_teardown_work);
 	sdp_timers_init(ssk);
-	ssk->ka_buf.ssk = ssk;
-	ssk->ka_buf.kind = SDP_BUF_PROBE;
-	ssk->ka_buf.cqe.done = sdp_cq_done;
-	INIT_LIST_HEAD(&ssk->ka_buf.list);
+	sdp_zc_init(ssk);
+	sdp_buf_init(ssk, &ssk->ka_buf, SDP_BUF_PROBE);
 	INIT_LIST_HEAD(&ssk->backlog);
 	INIT_LIST_HEAD(&ssk->rx_queue);
 	INIT_LIST_HEAD(&ssk->tx_free);

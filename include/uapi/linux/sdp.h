@@ -39,4 +39,12 @@
  */
 #define SDP_LAST_BIND_ERR	81
 
+/*
+ * int, 0 or 1: SO_ZEROCOPY for SDP sockets, which the socket core does not
+ * let a protocol module offer under SOL_SOCKET.  Set, send(MSG_ZEROCOPY)
+ * works as on TCP: the pages stay the kernel's until a completion is read
+ * from the error queue (SO_EE_ORIGIN_ZEROCOPY, ranges of send calls).
+ */
+#define SDP_ZEROCOPY		82
+
 #endif /* _UAPI_LINUX_SDP_H */
