@@ -75,7 +75,7 @@ check_eq "PassiveOpens" 1 "$(sdp_stat PassiveOpens)"
 check_eq "ConnClosed (both ends)" 2 "$(sdp_stat ConnClosed)"
 check_eq "TxBytes = RxBytes = 48 MiB each way + the 16-byte stream header" \
 	"$((2 * (48 << 20) + 16)) $((2 * (48 << 20) + 16))" \
-	"$(sdp_stat TxBytes) $(sdp_stat RxBytes)"
+	"$(sdp_tx_bytes) $(sdp_rx_bytes)"
 check_eq "TxData = RxData" "$(sdp_stat TxData)" "$(sdp_stat RxData)"
 check_eq "a DisConn each way, both ends" "2 2" "$(sdp_stat TxDisConn) $(sdp_stat RxDisConn)"
 check "credit updates sent and received alike" \

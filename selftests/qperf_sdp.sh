@@ -21,6 +21,6 @@ check "qperf sdp_lat measured a latency ($lat)" \
 	bash -c "[ -n '$lat' ] && awk 'BEGIN { exit !($lat > 0) }'"
 check "qperf sdp_bw measured a bandwidth ($bw)" \
 	bash -c "[ -n '$bw' ] && awk 'BEGIN { exit !($bw > 0) }'"
-check "the bytes went over SDP" test "$(sdp_stat RxBytes)" -gt 1000000
+check "the bytes went over SDP" test "$(sdp_rx_bytes)" -gt 1000000
 sdp_check_clean
 finish

@@ -154,8 +154,8 @@ static long stat_of(const char *name)
 
 /* SO_RCVBUF on the listener (4 receive buffers for its children) and
  * SO_SNDBUF on the client (2 send buffers): a non-blocking sender with a
- * peer that does not read fits exactly 3 messages into the peer (one
- * credit is kept back) and 2 more into its own send buffers.
+ * peer that does not read fits exactly 4 messages into the peer (one per
+ * credit) and 2 more into its own send buffers.
  */
 static void small_buffers(int port)
 {

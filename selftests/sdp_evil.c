@@ -20,6 +20,20 @@
  *   urg-ctrl       OOB_PRES on a DisConn                  -> disconnected
  *   valid          a correct 5-byte Data message, then a clean disconnect
  * Prints what happened: "rejected", "disconnected" or "established".
+ *
+ * ZCopy keys, against "sdp_zc holdsend" on ADDR PORT: two connections to
+ * the same host share its protection domain, so the key of a SrcAvail
+ * received on the first can be tried by an RDMA READ on the second.
+ *   zc-stale       read the SrcAvail (and, as a control, a page of it on
+ *                  the second connection), answer RdmaRdCompl, wait for
+ *                  the sender's "done", then read with the old key again
+ *   zc-hold        take the SrcAvail, read a page of it on the second
+ *                  connection (the control), print "holding", never
+ *                  answer; once the first connection is reset (the
+ *                  sender killed, or closed with SO_LINGER {1,0}), read
+ *                  with the key again
+ * Prints "control: read ok" and then "old key: refused" when the old key
+ * no longer works.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -28,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <rdma/rdma_cma.h>
 
 #define NBUF	8
@@ -70,6 +86,223 @@ static int expect(enum rdma_cm_event_type want)
 	return got == (int)want ? 0 : got;
 }
 
+
+/* ---- ZCopy keys -------------------------------------------------------- */
+
+struct econn {
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	char *buf;		/* NBUF receive buffers, then a send buffer */
+	char *rd;		/* RDMA READ destination */
+	struct ibv_mr *rdmr;
+	uint32_t mseq_out;	/* last sent */
+	uint32_t mseq_in;	/* last received */
+};
+
+#define RDSZ	(256 << 10)
+
+static int econn_connect(struct econn *e, struct sockaddr_in *dst)
+{
+	struct ibv_qp_init_attr qa = {};
+	struct rdma_conn_param cp = {};
+	struct hello hello = {};
+	struct ibv_recv_wr rwr, *bad_r;
+	struct ibv_sge sge;
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	if (rdma_create_id(ec, &e->id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(e->id, NULL, (struct sockaddr *)dst, 2000) ||
+	    expect(RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    rdma_resolve_route(e->id, 2000) ||
+	    expect(RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -1;
+	e->pd = ibv_alloc_pd(e->id->verbs);
+	e->cq = ibv_create_cq(e->id->verbs, 2 * NBUF + 8, NULL, NULL, 0);
+	e->buf = calloc(NBUF + 1, BUFSZ);
+	e->rd = calloc(1, RDSZ);
+	if (!e->pd || !e->cq || !e->buf || !e->rd)
+		return -1;
+	e->mr = ibv_reg_mr(e->pd, e->buf, (NBUF + 1) * BUFSZ,
+			   IBV_ACCESS_LOCAL_WRITE);
+	e->rdmr = ibv_reg_mr(e->pd, e->rd, RDSZ, IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = NBUF;
+	qa.cap.max_recv_wr = NBUF;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (!e->mr || !e->rdmr || rdma_create_qp(e->id, e->pd, &qa))
+		return -1;
+	for (i = 0; i < NBUF; i++) {
+		sge.addr = (uintptr_t)e->buf + i * BUFSZ;
+		sge.length = BUFSZ;
+		sge.lkey = e->mr->lkey;
+		rwr.wr_id = i;
+		rwr.next = NULL;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		ibv_post_recv(e->id->qp, &rwr, &bad_r);
+	}
+	hello.h.bufs = htons(NBUF);
+	hello.h.len = htonl(sizeof(hello));
+	hello.version = 0x10;
+	hello.max_adverts = 4;
+	hello.rcv_size = htonl(BUFSZ);
+	hello.caps = htonl(0x1);	/* SrcAvail: we read */
+	cp.private_data = &hello;
+	cp.private_data_len = sizeof(hello);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(e->id, &cp) || expect(RDMA_CM_EVENT_ESTABLISHED))
+		return -1;
+	return 0;
+}
+
+/* Next completion of @e, or -1 after 30 s. */
+static int econn_poll(struct econn *e, struct ibv_wc *wc)
+{
+	time_t end = time(NULL) + 30;
+
+	while (time(NULL) < end) {
+		int n = ibv_poll_cq(e->cq, 1, wc);
+
+		if (n)
+			return n < 0 ? -1 : 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* Wait for a message with @mid; returns its buffer, or NULL. */
+static struct bsdh *econn_recv(struct econn *e, uint8_t mid)
+{
+	struct ibv_wc wc;
+
+	while (!econn_poll(e, &wc)) {
+		struct bsdh *h;
+
+		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV)
+			continue;
+		h = (struct bsdh *)(e->buf + wc.wr_id * BUFSZ);
+		e->mseq_in = ntohl(h->mseq);
+		if (h->mid == mid)
+			return h;
+	}
+	return NULL;
+}
+
+static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
+		      uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)e->rd, .length = len,
+			       .lkey = e->rdmr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+
+	wr.wr_id = 1000;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(e->id->qp, &wr, &bad))
+		return -1;
+	while (!econn_poll(e, &wc))
+		if (wc.wr_id == 1000)
+			return wc.status;
+	return -1;
+}
+
+static int econn_rdcompl(struct econn *e, uint32_t size)
+{
+	struct bsdh *m = (struct bsdh *)(e->buf + NBUF * BUFSZ);
+	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m) + 4,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	uint32_t be = htonl(size);
+
+	memset(m, 0, sizeof(*m));
+	m->mid = 0x06;
+	m->bufs = htons(NBUF - 1);
+	m->len = htonl(sizeof(*m) + 4);
+	m->mseq = htonl(++e->mseq_out);
+	m->mseq_ack = htonl(e->mseq_in);
+	memcpy(m + 1, &be, 4);
+	wr.wr_id = 2000;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	return ibv_post_send(e->id->qp, &wr, &bad);
+}
+
+static int zc_case(struct sockaddr_in *dst, const char *c)
+{
+	struct econn e1, e2;
+	struct bsdh *h;
+	uint32_t len, rkey;
+	uint64_t addr;
+	int st;
+
+	if (econn_connect(&e1, dst) || econn_connect(&e2, dst)) {
+		perror("connect");
+		return 2;
+	}
+	h = econn_recv(&e1, 0xfe);
+	if (!h) {
+		printf("no SrcAvail\n");
+		return 1;
+	}
+	memcpy(&len, (char *)(h + 1), 4);
+	memcpy(&rkey, (char *)(h + 1) + 4, 4);
+	memcpy(&addr, (char *)(h + 1) + 8, 8);
+	len = ntohl(len);
+	rkey = ntohl(rkey);
+	addr = be64toh(addr);
+	printf("SrcAvail: %u bytes\n", len);
+
+	st = econn_read(&e2, addr, rkey, 4096);
+	printf("control: %s\n", st ? ibv_wc_status_str(st) : "read ok");
+	if (st)
+		return 1;
+
+	if (!strcmp(c, "zc-stale")) {
+		st = econn_read(&e1, addr, rkey, len < RDSZ ? len : RDSZ);
+		if (st || econn_rdcompl(&e1, len)) {
+			printf("could not read the SrcAvail\n");
+			return 1;
+		}
+		if (!econn_recv(&e1, 0xff)) {
+			printf("no \"done\" from the sender\n");
+			return 1;
+		}
+	} else {
+		struct rdma_cm_event *ev;
+
+		printf("holding\n");
+		fflush(stdout);
+		/* until the first connection is reset */
+		do {
+			if (next_event(&ev)) {
+				printf("not reset\n");
+				return 1;
+			}
+			st = ev->id == e1.id ? (int)ev->event : -1;
+			rdma_ack_cm_event(ev);
+		} while (st != RDMA_CM_EVENT_DISCONNECTED);
+	}
+	st = econn_read(&e2, addr, rkey, 4096);
+	printf("old key: %s\n", st ? "refused" : "still works");
+	return st ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -100,6 +333,8 @@ int main(int argc, char **argv)
 	inet_pton(AF_INET, argv[1], &dst.sin_addr);
 
 	ec = rdma_create_event_channel();
+	if (!strncmp(c, "zc-", 3))
+		return zc_case(&dst, c);
 	if (!ec || rdma_create_id(ec, &id, NULL, RDMA_PS_TCP) ||
 	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) ||
 	    expect(RDMA_CM_EVENT_ADDR_RESOLVED) ||

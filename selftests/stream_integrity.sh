@@ -3,7 +3,9 @@
 # 16 concurrent SDP connections each send 64 MiB of seeded random data in
 # random write sizes (1 B .. 256 KiB); the server checks every byte and
 # echoes it, the client checks every byte of the echo and EOF after it.
-# Afterwards nothing is left: sockets, QPs, CQs, MRs, /proc rows.
+# Writes of 64 KiB and more go by ZCopy, the others by BCopy: both paths
+# carry the streams, interleaved.  Afterwards nothing is left: sockets,
+# QPs, CQs, MRs, /proc rows.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -20,8 +22,12 @@ check_eq "client: 16 streams verified both ways" 0 "$rc"
 wait $srv
 check_eq "server: 16 streams verified" 0 "$?"
 cat /tmp/server.out
-check "TxBytes counts both directions" \
-	test "$(sdp_stat TxBytes)" -ge $((2 * 16 * (64 << 20)))
+check_eq "every byte counted, sent and received, by either path" \
+	"$((2 * 16 * (64 << 20) + 16 * 16)) $((2 * 16 * (64 << 20) + 16 * 16))" \
+	"$(sdp_tx_bytes) $(sdp_rx_bytes)"
+check "BCopy carried some" test "$(sdp_stat TxData)" -gt 0
+check "ZCopy carried some" test "$(sdp_stat TxSrcAvail)" -gt 0
+check_eq "every SrcAvail read whole" "$(sdp_stat TxSrcAvail)" "$(sdp_stat RxSrcAvail)"
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 check_eq "no connection aborted" 0 "$(sdp_stat ConnAborted)"
 check_eq "32 connections closed in order" 32 "$(sdp_stat ConnClosed)"

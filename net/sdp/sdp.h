@@ -55,13 +55,14 @@
 #define SDP_MODULE_VERSION	"0.2.0"
 
 #define SDP_TX_SIZE		64	/* send buffers per connection */
-#define SDP_CTRL_BUFS		4	/* header-only sends (credits, DisConn) */
+#define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
+					 * kept for them beyond the credits
+					 */
 #define SDP_CTRL_SIZE		32	/* a control message: BSDH and one header */
 #define SDP_MIN_BUFS		4	/* fewest receive buffers a peer may post */
 #define SDP_MAX_BUFS		1024
 #define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
 #define SDP_MAX_BUF_SIZE	(256 * 1024)
-#define SDP_CREDITS_RESERVED	1	/* kept for credit updates and DisConn */
 #define SDP_RESOLVE_TIMEOUT_MS	2000
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
 
@@ -197,7 +198,7 @@ struct sdp_sock {
 
 	/* receive side */
 	struct sdp_buf		*rx_ring;
-	u32			rx_size;	/* buffers in the ring */
+	u32			rx_size;	/* buffers the peer gets credits for */
 	u32			rcv_size;	/* bytes per receive buffer */
 	u32			rx_posted;	/* buffers posted to the RQ */
 	struct list_head	rx_queue;	/* buffers with unread data */
@@ -246,6 +247,21 @@ struct sdp_sock {
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 {
 	return container_of(sk, struct sdp_sock, sk);
+}
+
+/* The receive ring: rx_size buffers the peer gets credits for, and
+ * SDP_CTRL_BUFS more that only control messages fill.
+ */
+static inline u32 sdp_rx_ring_size(const struct sdp_sock *ssk)
+{
+	return ssk->rx_size + SDP_CTRL_BUFS;
+}
+
+/* The receive buffers we advertise: those posted, less the control ones. */
+static inline u32 sdp_rx_adv(const struct sdp_sock *ssk)
+{
+	return ssk->rx_posted > SDP_CTRL_BUFS ?
+	       ssk->rx_posted - SDP_CTRL_BUFS : 0;
 }
 
 /* Send credits: the peer's posted buffers our messages may still fill. */
@@ -377,6 +393,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
 void sdp_conn_teardown(struct sdp_sock *ssk);
 void sdp_conn_queue_teardown(struct sdp_sock *ssk);
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);
+void sdp_flushed(struct sdp_sock *ssk);
 void sdp_bufs_free(struct sdp_sock *ssk);
 void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);

@@ -103,7 +103,7 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 {
 	memset(h, 0, sizeof(*h));
 	h->bsdh.mid = mid;
-	h->bsdh.bufs = cpu_to_be16(ssk->rx_posted);
+	h->bsdh.bufs = cpu_to_be16(sdp_rx_adv(ssk));
 	h->bsdh.len = cpu_to_be32(sizeof(*h));
 	h->version = SDP_WIRE_VERSION;
 	h->max_adverts = SDP_ZC_REGS;

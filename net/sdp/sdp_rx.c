@@ -49,18 +49,19 @@ static s32 sdp_peer_credits(const struct sdp_sock *ssk)
  * @ssk: the socket, locked
  *
  * Only when it grants at least two more credits than the peer knows of,
- * so that two peers never answer each other's updates for ever; and only
- * when the peer runs low or a quarter of the ring is waiting to be told.
+ * so that two peers never answer each other's updates for ever (each
+ * update costs the peer a buffer, which it posts again: one short of
+ * answering); and only when the peer runs low or a quarter of the ring is
+ * waiting to be told.
  */
 bool sdp_need_credit_update(const struct sdp_sock *ssk)
 {
 	s32 peer = sdp_peer_credits(ssk);
-	s32 more = (s32)ssk->rx_posted - peer;
+	s32 more = (s32)sdp_rx_adv(ssk) - peer;
 
 	if (more < 2)
 		return false;
-	return peer <= 2 * SDP_CREDITS_RESERVED + 2 ||
-	       more >= (s32)ssk->rx_size / 4;
+	return peer <= 2 || more >= (s32)ssk->rx_size / 4;
 }
 
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -302,9 +303,8 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 			net_dbg_ratelimited("ib_sdp: receive completion error %s\n",
 					    ib_wc_status_msg(buf->status));
 			sdp_conn_abort(ssk, ECONNRESET, false);
-		} else if (!test_bit(SDP_F_TEARDOWN, &ssk->flags)) {
-			/* the QP failed under us (a READ, say) */
-			sdp_conn_abort(ssk, ECONNRESET, false);
+		} else {
+			sdp_flushed(ssk);
 		}
 		return;
 	}

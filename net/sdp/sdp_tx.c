@@ -15,13 +15,15 @@
  *
  * Credits (Documentation/wire.rst): the peer's posted receive buffers that
  * our messages may still fill, mseq_ack - mseq + bufs from its last
- * header.  Data is posted only while more than SDP_CREDITS_RESERVED
- * remain, so a credit update or a DisConn can always be sent: both sides
- * may fill each other's windows and neither deadlocks.
- *
- * Control messages (credit updates, DisConn, Abort) carry no payload and
- * use their own few header-only buffers.  A send completion returns the
- * buffer, posts whatever was waiting and wakes writers.
+ * header.  Data, SrcAvail and the like are posted only while credits
+ * last.  Control messages (credit updates, DisConn, Abort, RdmaRdCompl,
+ * SrcAvailCancel) need none: every peer posts SDP_CTRL_BUFS receive
+ * buffers beyond those it advertises, which only control messages fill,
+ * and posts each again as soon as it has handled its message.  So a side
+ * can always tell the other what it needs to go on: both may fill each
+ * other's windows and neither deadlocks.  Control messages use their own
+ * few buffers.  A send completion returns the buffer, posts whatever was
+ * waiting and wakes writers.
  *
  * Everything here runs under the socket lock (see sdp.h).
  */
@@ -74,11 +76,11 @@ void sdp_write_space(struct sock *sk)
  *	 SDP_MID_SRC_AVAIL_CANCEL, or SDP_MID_RDMA_RD_COMPL with @size
  * @size: RdmaRdCompl's byte count
  *
- * Control messages may take the last credit: each tells the peer what it
- * needs to go on, and carries our credits too.
+ * Control messages need no credit: they fill the receive buffers the peer
+ * keeps beyond those it advertises (Documentation/wire.rst).
  *
- * Return: 0, -EAGAIN without a credit or a free control buffer, or another
- * negative errno.
+ * Return: 0, -EAGAIN without a free control buffer, or another negative
+ * errno.
  */
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 {
@@ -88,7 +90,7 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 
 	if (!sdp_conn_usable(ssk))
 		return -ENOTCONN;
-	if (list_empty(&ssk->ctrl_free) || sdp_tx_credits(ssk) < 1)
+	if (list_empty(&ssk->ctrl_free))
 		return -EAGAIN;
 
 	buf = list_first_entry(&ssk->ctrl_free, struct sdp_buf, list);
@@ -173,7 +175,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
 			break;
 		}
-		if (sdp_tx_credits(ssk) <= SDP_CREDITS_RESERVED) {
+		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			break;
 		}
@@ -208,8 +210,8 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
 		return;
 	}
-	/* Even with data or a DisConn waiting for credits: the peer may be
-	 * waiting for ours before it can send what gives us credits.
+	/* Even with data waiting for credits: the peer may be waiting for
+	 * ours before it can send what gives us credits.
 	 */
 	if (sdp_need_credit_update(ssk))
 		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
@@ -265,11 +267,7 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
 	case IB_WC_SUCCESS:
 		return;
 	case IB_WC_WR_FLUSH_ERR:
-		/* outside a teardown: the QP failed under us (an unsignaled
-		 * work request before this one, say)
-		 */
-		if (!test_bit(SDP_F_TEARDOWN, &ssk->flags))
-			sdp_conn_abort(ssk, ECONNRESET, false);
+		sdp_flushed(ssk);
 		return;
 	case IB_WC_RETRY_EXC_ERR:
 	case IB_WC_RNR_RETRY_EXC_ERR:

@@ -128,7 +128,7 @@ static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
 void sdp_bufs_free(struct sdp_sock *ssk)
 {
 	sdp_rx_purge(ssk);
-	sdp_ring_free(&ssk->rx_ring, ssk->rx_size);
+	sdp_ring_free(&ssk->rx_ring, sdp_rx_ring_size(ssk));
 	sdp_ring_free(&ssk->tx_ring, ssk->tx_size);
 	sdp_ring_free(&ssk->ctrl_ring, SDP_CTRL_BUFS);
 	INIT_LIST_HEAD(&ssk->tx_free);
@@ -176,7 +176,8 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
 {
 	struct ib_device *dev = ssk->sdev->ibdev;
 
-	sdp_ring_unmap(dev, ssk->rx_ring, ssk->rx_size, DMA_FROM_DEVICE);
+	sdp_ring_unmap(dev, ssk->rx_ring, sdp_rx_ring_size(ssk),
+		       DMA_FROM_DEVICE);
 	sdp_ring_unmap(dev, ssk->tx_ring, ssk->tx_size, DMA_TO_DEVICE);
 	sdp_ring_unmap(dev, ssk->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
 }
@@ -229,8 +230,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 
 	sdp_bufs_free(ssk);
 	sdp_conn_size(ssk);
-	err = sdp_ring_alloc(ssk, &ssk->rx_ring, ssk->rx_size, ssk->rcv_size,
-			     SDP_BUF_RX);
+	err = sdp_ring_alloc(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk),
+			     ssk->rcv_size, SDP_BUF_RX);
 	if (!err)
 		err = sdp_ring_alloc(ssk, &ssk->tx_ring, ssk->tx_size,
 				     ssk->rcv_size, SDP_BUF_TX);
@@ -238,7 +239,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		err = sdp_ring_alloc(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS,
 				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
-		err = sdp_ring_map(dev, ssk->rx_ring, ssk->rx_size,
+		err = sdp_ring_map(dev, ssk->rx_ring, sdp_rx_ring_size(ssk),
 				   DMA_FROM_DEVICE);
 	if (!err)
 		err = sdp_ring_map(dev, ssk->tx_ring, ssk->tx_size,
@@ -263,7 +264,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	zc_wrs = 2 * SDP_ZC_REGS +
 		 SDP_ZC_RW_OPS * DIV_ROUND_UP(SDP_ZC_CHUNK_PAGES, sge);
 	/* the keepalive probe, and +1 on each queue for ib_drain_qp() */
-	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1 + ssk->rx_size + 1;
+	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1 +
+	      sdp_rx_ring_size(ssk) + 1;
 	ssk->cq = ib_alloc_cq(dev, ssk, cqe,
 			      atomic_inc_return(&sdp_comp_vector) %
 			      max(dev->num_comp_vectors, 1),
@@ -279,7 +281,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	attr.send_cq = ssk->cq;
 	attr.recv_cq = ssk->cq;
 	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1;
-	attr.cap.max_recv_wr = ssk->rx_size + 1;
+	attr.cap.max_recv_wr = sdp_rx_ring_size(ssk) + 1;
 	attr.cap.max_send_sge = sge;
 	attr.cap.max_rdma_ctxs = SDP_ZC_RW_OPS;
 	attr.cap.max_recv_sge = 1;
@@ -311,12 +313,12 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	ssk->ka_probes = 0;
 	memset(&ssk->st, 0, sizeof(ssk->st));
 	ssk->st.last_recv = jiffies;
-	for (i = 0; i < ssk->rx_size; i++) {
+	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
 		err = sdp_post_recv(ssk, &ssk->rx_ring[i]);
 		if (err)
 			goto err_qp;
 	}
-	ssk->adv_bufs = ssk->rx_posted;
+	ssk->adv_bufs = sdp_rx_adv(ssk);
 	ssk->adv_ack = 0;
 
 	__set_bit(SDP_F_CONN, &ssk->flags);
@@ -390,7 +392,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	h->mid = buf->mid;
 	h->flags = buf->flags;
-	h->bufs = cpu_to_be16(ssk->rx_posted);
+	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
 	h->len = cpu_to_be32(buf->len);
 	h->mseq = cpu_to_be32(ssk->tx_mseq + 1);
 	h->mseq_ack = cpu_to_be32(ssk->rx_mseq);
@@ -407,7 +409,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 		return err;
 	ssk->st.segs_out++;
 	ssk->tx_mseq++;
-	ssk->adv_bufs = ssk->rx_posted;
+	ssk->adv_bufs = sdp_rx_adv(ssk);
 	ssk->adv_ack = ssk->rx_mseq;
 	return 0;
 }
@@ -518,6 +520,22 @@ void sdp_conn_queue_teardown(struct sdp_sock *ssk)
 	sock_hold(&ssk->sk);	/* put by sdp_teardown_work() */
 	if (!queue_work(sdp_wq, &ssk->teardown_work))
 		sock_put(&ssk->sk);
+}
+
+/**
+ * sdp_flushed - a work request was flushed
+ * @ssk: the socket, locked
+ *
+ * Flushes are expected during a teardown, and while the connection is
+ * being set up (rdma_cm moves the QP to error on a REJ, and the event
+ * follows).  Otherwise the QP failed under us, on an unsignaled work
+ * request say, and the connection is gone.
+ */
+void sdp_flushed(struct sdp_sock *ssk)
+{
+	if (!test_bit(SDP_F_TEARDOWN, &ssk->flags) &&
+	    test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
+		sdp_conn_abort(ssk, ECONNRESET, false);
 }
 
 /**

@@ -23,8 +23,9 @@
  * SDP_ZC_DIRECT_MIN bytes of user buffer RDMA-READs straight into its
  * pinned pages (rdma_rw, SDP_ZC_CHUNK per READ op); otherwise, and when
  * no reader comes within a jiffy, bytes are read into kernel bounce
- * buffers queued in front of the entry (read-ahead, at most SO_RCVBUF of
- * them unread, unless the peer cancelled).  So a source never waits on the
+ * buffers queued in front of the entry (read-ahead, up to what TCP would
+ * buffer: SO_RCVBUF if set, else tcp_rmem's maximum; all of it once the
+ * peer cancelled).  So a source never waits on the
  * sink application, as a TCP sender does not, and two sides sending at
  * once cannot deadlock.  When a SrcAvail has been read whole, its receive
  * buffer is posted again and RdmaRdCompl goes back.
@@ -791,6 +792,18 @@ static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 	return NULL;
 }
 
+/* How much may wait read ahead: what TCP would buffer for a reader that
+ * does not read, its SO_RCVBUF if set, else tcp_rmem's maximum.
+ */
+static u32 sdp_zc_budget(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	u32 max = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
+		  READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
+
+	return max_t(u32, max, SDP_ZC_CHUNK);
+}
+
 /* zc_work: read ahead what no reader came for. */
 static void sdp_zc_work(struct work_struct *work)
 {
@@ -806,7 +819,7 @@ static void sdp_zc_work(struct work_struct *work)
 		if (!adv)
 			break;
 		if (!test_bit(SDP_F_ZC_HURRY, &ssk->flags) &&
-		    ssk->zc_bounce >= max_t(u32, sk->sk_rcvbuf, SDP_ZC_CHUNK))
+		    ssk->zc_bounce >= sdp_zc_budget(ssk))
 			break;
 		if (sdp_zc_fetch(ssk, adv, NULL,
 				 min_t(u32, adv->zc_len, SDP_ZC_CHUNK)) < 0)

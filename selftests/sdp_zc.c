@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ZCopy on SDP sockets, what a program can see of it.
+ *
+ *   sdp_zc sizes ADDR PORT
+ *	one process, both ends: sizes around the ZCopy threshold (threshold
+ *	- 1, threshold, + 1, 1 MiB, 16 MiB + 7) from unaligned start and end
+ *	addresses, received into unaligned buffers both in one large read
+ *	(the peer's pages read straight into it) and in 1000-byte reads
+ *	(read ahead into kernel buffers); every byte checked.
+ *   sdp_zc sizes-server ADDR PORT / sdp_zc sizes-client ADDR PORT
+ *	the same between two hosts.
+ *   sdp_zc overwrite ADDR PORT
+ *	after each blocking send of 1 MiB returns, the sender overwrites its
+ *	buffer at once; the receiver, reading as it goes or only later, must
+ *	see what was sent, never the overwrite.
+ *   sdp_zc msgzc ADDR PORT
+ *	SDP_ZEROCOPY and send(MSG_ZEROCOPY): the completion of a 4 MiB send
+ *	arrives only once the receiver has read it; a small send completes
+ *	at once as copied; eight sends in flight complete as one range.
+ *   sdp_zc interrupt ADDR PORT
+ *	64 MiB by ZCopy while both ends take a signal every millisecond
+ *	(no SA_RESTART): interrupted calls are retried, every byte checked.
+ *   sdp_zc kill ADDR PORT
+ *	a receiver killed in the middle of 64 MiB: the blocking ZCopy send
+ *	fails instead of hanging; then a sender killed mid-send: the
+ *	receiver gets a prefix of the stream, then an end.
+ *   sdp_zc holdsend ADDR PORT block|linger0
+ *	for sdp_evil's stale-key cases: accept two connections; on the first
+ *	send 256 KiB, blocking (block, then 4 bytes "done"), or with
+ *	MSG_ZEROCOPY, then at a line on stdin close it with SO_LINGER {1,0}
+ *	(linger0); keep the second until stdin ends.
+ * Each mode prints what it checked and exits 0 if all was right.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sdp.h>
+
+#include "check.h"
+
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY	0x4000000
+#endif
+
+static const char *addr;
+static int port;
+
+static unsigned char pat(uint64_t i, unsigned int seed)
+{
+	uint64_t x = (i + seed) * 0x9E3779B97F4A7C15ull;
+
+	return x >> 56;
+}
+
+static struct sockaddr_in sa(int p)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons(p) };
+
+	inet_pton(AF_INET, addr, &s.sin_addr);
+	return s;
+}
+
+static int listener(int p)
+{
+	struct sockaddr_in s = sa(p);
+	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0), one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&s, sizeof(s)) ||
+	    listen(fd, 8)) {
+		perror("listen");
+		exit(2);
+	}
+	return fd;
+}
+
+static int connector(int p)
+{
+	struct sockaddr_in s = sa(p);
+	int fd, tries;
+
+	for (tries = 0; tries < 300; tries++) {
+		fd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+		if (!connect(fd, (struct sockaddr *)&s, sizeof(s)))
+			return fd;
+		close(fd);
+		usleep(100000);
+	}
+	perror("connect");
+	exit(2);
+}
+
+static int accept_one(int l)
+{
+	int fd = accept(l, NULL, NULL);
+
+	if (fd < 0) {
+		perror("accept");
+		exit(2);
+	}
+	return fd;
+}
+
+static int zcopy_thresh(int fd)
+{
+	int v = 65536;
+	socklen_t len = sizeof(v);
+
+	getsockopt(fd, SOL_SDP, SDP_ZCOPY_THRESH, &v, &len);
+	return v;
+}
+
+/* Write all of @n, retrying after signals; returns 0 or the errno. */
+static int send_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Read exactly @n (in reads of at most @chunk), retrying after signals. */
+static ssize_t recv_all(int fd, unsigned char *p, size_t n, size_t chunk)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		size_t want = n - got < chunk ? n - got : chunk;
+		ssize_t r = recv(fd, p + got, want, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : (ssize_t)got;
+		got += r;
+	}
+	return got;
+}
+
+static size_t first_bad(const unsigned char *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pat(i, seed))
+			return i;
+	return n;
+}
+
+/* ---- sizes ------------------------------------------------------------ */
+
+struct size_case {
+	uint32_t size, soff, roff, chunk, seed;
+};
+
+static int size_cases(int thresh, struct size_case *c)
+{
+	const uint32_t sizes[] = { thresh - 1, thresh, thresh + 1, 1 << 20,
+				   (16 << 20) + 7 };
+	const uint32_t offs[][2] = { { 0, 0 }, { 1, 3 }, { 4095, 17 } };
+	int n = 0;
+	size_t i, o, k;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (o = 0; o < sizeof(offs) / sizeof(offs[0]); o++)
+			for (k = 0; k < 2; k++) {
+				c[n].size = sizes[i];
+				c[n].soff = offs[o][0];
+				c[n].roff = offs[o][1];
+				c[n].chunk = k ? 1000 : sizes[i];
+				c[n].seed = n * 31 + 7;
+				n++;
+			}
+	return n;
+}
+
+static int sizes_send(int fd, int thresh)
+{
+	struct size_case c[64];
+	int n = size_cases(thresh, c), i;
+	unsigned char *buf = malloc((17 << 20) + 4096);
+
+	for (i = 0; i < n; i++) {
+		unsigned char *p = buf + c[i].soff;
+		uint32_t j;
+
+		for (j = 0; j < c[i].size; j++)
+			p[j] = pat(j, c[i].seed);
+		if (send_all(fd, p, c[i].size))
+			return 1;
+	}
+	free(buf);
+	return 0;
+}
+
+static int sizes_recv(int fd, int thresh)
+{
+	struct size_case c[64];
+	int n = size_cases(thresh, c), i, bad = 0;
+	unsigned char *buf = malloc((17 << 20) + 4096);
+
+	for (i = 0; i < n; i++) {
+		unsigned char *p = buf + c[i].roff;
+		ssize_t got = recv_all(fd, p, c[i].size, c[i].chunk);
+		size_t at = got == (ssize_t)c[i].size ?
+			    first_bad(p, got, c[i].seed) : 0;
+
+		CHECK(got == (ssize_t)c[i].size && at == c[i].size,
+		      "%u bytes from offset %u into offset %u, %s reads (%zd, first bad %zu)",
+		      c[i].size, c[i].soff, c[i].roff,
+		      c[i].chunk == 1000 ? "1000-byte" : "whole", got, at);
+		bad += got != (ssize_t)c[i].size || at != c[i].size;
+	}
+	free(buf);
+	return bad;
+}
+
+static int run_sizes(int both, int server)
+{
+	int l = -1, fd, thresh, st = 0;
+	pid_t pid = 0;
+
+	if (both || server)
+		l = listener(port);
+	if (both) {
+		pid = fork();
+		if (!pid) {
+			fd = connector(port);
+			_exit(sizes_send(fd, zcopy_thresh(fd)));
+		}
+	}
+	if (both || server) {
+		fd = accept_one(l);
+		thresh = zcopy_thresh(fd);
+		printf("# threshold %d\n", thresh);
+		sizes_recv(fd, thresh);
+		close(fd);
+		if (pid) {
+			waitpid(pid, &st, 0);
+			CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "sender done");
+		}
+	} else {
+		fd = connector(port);
+		CHECK(!sizes_send(fd, zcopy_thresh(fd)), "all sent");
+		shutdown(fd, SHUT_WR);
+		CHECK(recv(fd, &st, 1, 0) == 0, "EOF from the receiver");
+	}
+	return check_exit();
+}
+
+/* ---- overwrite ------------------------------------------------------- */
+
+static int run_overwrite(void)
+{
+	enum { N = 1 << 20, ROUNDS = 8 };
+	int l = listener(port), c, s, late, i, st;
+	unsigned char *buf = malloc(N), *got = malloc(N);
+	pid_t pid;
+
+	for (late = 0; late < 2; late++) {
+		c = connector(port);
+		s = accept_one(l);
+		pid = fork();
+		if (!pid) {
+			for (i = 0; i < ROUNDS; i++) {
+				memset(buf, 'A' + i, N);
+				if (send_all(c, buf, N))
+					_exit(1);
+				/* ours again: scribble over it at once */
+				memset(buf, 'x', N);
+			}
+			_exit(0);
+		}
+		close(c);
+		if (late)
+			sleep(2);	/* the sends complete by read-ahead */
+		for (i = 0; i < ROUNDS; i++) {
+			ssize_t r = recv_all(s, got, N, N);
+			size_t k = 0;
+
+			while (r == N && k < N && got[k] == 'A' + i)
+				k++;
+			CHECK(r == N && k == N,
+			      "%s reader, send %d: only what was sent (%zu of %d)",
+			      late ? "late" : "waiting", i, k, N);
+		}
+		waitpid(pid, &st, 0);
+		CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "sender done");
+		close(s);
+	}
+	return check_exit();
+}
+
+/* ---- MSG_ZEROCOPY ------------------------------------------------------ */
+
+/* Read zerocopy completions; returns how many, with the range seen. */
+static int zc_completions(int fd, int ms, uint32_t *lo, uint32_t *hi,
+			  int *copied)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+	char ctl[256];
+	int n = 0;
+
+	while (poll(&p, 1, ms) > 0 && (p.revents & POLLERR)) {
+		struct msghdr m = { .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *cm;
+
+		if (recvmsg(fd, &m, MSG_ERRQUEUE) < 0)
+			break;
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+			struct sock_extended_err *e = (void *)CMSG_DATA(cm);
+
+			if (e->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			*lo = e->ee_info;
+			*hi = e->ee_data;
+			*copied = !!(e->ee_code & SO_EE_CODE_ZEROCOPY_COPIED);
+			n++;
+		}
+		ms = 0;
+	}
+	return n;
+}
+
+static int run_msgzc(void)
+{
+	enum { N = 4 << 20 };
+	int l = listener(port), c, s, one = 1, i, copied = -1, n;
+	unsigned char *buf = malloc(N), *got = malloc(N);
+	uint32_t lo = ~0u, hi = ~0u;
+	ssize_t r;
+
+	c = connector(port);
+	s = accept_one(l);
+	CHECK(!setsockopt(c, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one)),
+	      "SDP_ZEROCOPY set");
+	CHECK(!setsockopt(c, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) ||
+	      errno == EOPNOTSUPP, "SO_ZEROCOPY: ok or EOPNOTSUPP (%s)",
+	      errname(errno));
+	i = 0;
+	{
+		socklen_t len = sizeof(i);
+
+		getsockopt(c, SOL_SOCKET, SO_ZEROCOPY, &i, &len);
+		CHECK(i == 1, "SO_ZEROCOPY reads the flag (%d)", i);
+	}
+	/* a small receive buffer: read-ahead stops short of 4 MiB */
+	i = 65536;
+	setsockopt(s, SOL_SOCKET, SO_RCVBUF, &i, sizeof(i));
+
+	memset(buf, 'z', N);
+	r = send(c, buf, N, MSG_ZEROCOPY);
+	CHECK(r == N, "send(4 MiB, MSG_ZEROCOPY) returns at once (%zd)", r);
+	n = zc_completions(c, 1000, &lo, &hi, &copied);
+	CHECK(n == 0, "no completion while the receiver has not read (%d)", n);
+	r = recv_all(s, got, N, N);
+	CHECK(r == N && got[0] == 'z' && got[N - 1] == 'z', "the receiver read it");
+	n = zc_completions(c, 5000, &lo, &hi, &copied);
+	CHECK(n == 1 && lo == 0 && hi == 0 && !copied,
+	      "then the completion: [%u, %u], %s", lo, hi,
+	      copied ? "copied" : "zero copy");
+
+	r = send(c, buf, 100, MSG_ZEROCOPY);
+	n = zc_completions(c, 5000, &lo, &hi, &copied);
+	CHECK(r == 100 && n == 1 && lo == 1 && hi == 1 && copied,
+	      "100 bytes: completion [%u, %u] at once, copied", lo, hi);
+	recv_all(s, got, 100, 100);
+
+	for (i = 0; i < 8; i++) {
+		memset(buf + i * (N / 8), 'a' + i, N / 8);
+		r = send(c, buf + i * (N / 8), N / 8, MSG_ZEROCOPY);
+		CHECK(r == N / 8, "send %d of 8 in flight (%zd)", i, r);
+	}
+	r = recv_all(s, got, N, N);
+	CHECK(r == N && got[0] == 'a' && got[N - 1] == 'h', "the receiver read all 8");
+	lo = hi = 0;
+	n = 0;
+	while (hi < 9 && zc_completions(c, 5000, &lo, &hi, &copied) > 0)
+		n++;
+	CHECK(hi == 9 && !copied, "completions up to send 9 (last range [%u, %u], %d notes)",
+	      lo, hi, n);
+	close(c);
+	close(s);
+	return check_exit();
+}
+
+/* ---- signals ---------------------------------------------------------- */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void signal_storm(void)
+{
+	struct sigaction act = { .sa_handler = on_alarm };
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+	sigaction(SIGALRM, &act, NULL);	/* no SA_RESTART */
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static int run_interrupt(void)
+{
+	enum { N = 64 << 20, IO = 1 << 20 };
+	int l = listener(port), c, s, st;
+	unsigned char *buf = malloc(IO);
+	uint64_t done = 0;
+	pid_t pid;
+
+	c = connector(port);
+	s = accept_one(l);
+	pid = fork();
+	if (!pid) {
+		uint64_t k;
+
+		signal_storm();
+		for (done = 0; done < N; done += IO) {
+			for (k = 0; k < IO; k++)
+				buf[k] = pat(done + k, 5);
+			if (send_all(c, buf, IO))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c);
+	signal_storm();
+	while (done < N) {
+		ssize_t r = recv_all(s, buf, IO, IO);
+		uint64_t k;
+
+		if (r != IO)
+			break;
+		for (k = 0; k < IO && buf[k] == pat(done + k, 5); k++)
+			;
+		if (k != IO)
+			break;
+		done += IO;
+	}
+	CHECK(done == N, "64 MiB through a signal every ms, every byte right (%llu)",
+	      (unsigned long long)done);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the sender was not disturbed");
+	close(s);
+	return check_exit();
+}
+
+/* ---- killed peers ------------------------------------------------------ */
+
+static int run_kill(void)
+{
+	enum { N = 64 << 20, IO = 1 << 20 };
+	int l = listener(port), c, s, st, err = 0;
+	unsigned char *buf = malloc(IO);
+	uint64_t done = 0;
+	pid_t pid;
+	ssize_t r;
+
+	memset(buf, 'k', IO);
+	/* the receiver dies while the sender is in a ZCopy send */
+	c = connector(port);
+	s = accept_one(l);
+	pid = fork();
+	if (!pid) {
+		close(c);
+		for (;;)
+			if (recv(s, buf, 4096, 0) <= 0)
+				_exit(0);
+	}
+	close(s);
+	for (done = 0; done < N && !err; done += IO) {
+		if (done == 8 * IO)
+			kill(pid, SIGKILL);
+		err = send_all(c, buf, IO);
+	}
+	CHECK(err == ECONNRESET || err == EPIPE,
+	      "receiver killed: the send fails (%s after %llu MiB)",
+	      errname(err), (unsigned long long)(done >> 20));
+	waitpid(pid, &st, 0);
+	close(c);
+
+	/* the sender dies in the middle of a ZCopy send */
+	c = connector(port);
+	s = accept_one(l);
+	pid = fork();
+	if (!pid) {
+		unsigned char *big = malloc(N);
+
+		close(s);
+		memset(big, 'k', N);
+		send_all(c, big, N);
+		_exit(0);
+	}
+	close(c);
+	r = recv_all(s, buf, IO, IO);
+	kill(pid, SIGKILL);
+	done = r > 0 ? r : 0;
+	while ((r = recv(s, buf, IO, 0)) > 0)
+		done += r;
+	CHECK(done < N && (r == 0 || errno == ECONNRESET),
+	      "sender killed: a prefix (%llu MiB), then %s",
+	      (unsigned long long)(done >> 20), r ? errname(errno) : "EOF");
+	waitpid(pid, &st, 0);
+	close(s);
+	close(l);
+	return check_exit();
+}
+
+/* ---- holdsend (sdp_evil's stale-key cases) ------------------------------ */
+
+static int run_holdsend(const char *mode)
+{
+	enum { N = 256 << 10 };	/* one SrcAvail */
+	int l = listener(port), c1, c2, one = 1;
+	unsigned char *buf = malloc(N);
+	struct linger lg = { 1, 0 };
+	char line[64];
+	uint32_t i;
+
+	for (i = 0; i < N; i++)
+		buf[i] = pat(i, 9);
+	printf("listening\n");
+	fflush(stdout);
+	c1 = accept_one(l);
+	c2 = accept_one(l);
+	if (!strcmp(mode, "block")) {
+		printf("send: %s\n", errname(send_all(c1, buf, N)));
+		fflush(stdout);
+		send(c1, "done", 4, MSG_NOSIGNAL);
+	} else {
+		setsockopt(c1, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one));
+		printf("send: %zd\n", send(c1, buf, N, MSG_ZEROCOPY));
+		fflush(stdout);
+		if (fgets(line, sizeof(line), stdin)) {
+			setsockopt(c1, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			close(c1);
+			printf("closed\n");
+			fflush(stdout);
+		}
+	}
+	while (fgets(line, sizeof(line), stdin))
+		;
+	close(c2);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+		return 2;
+	}
+	addr = argv[2];
+	port = atoi(argv[3]);
+	alarm(600);
+	if (!strcmp(argv[1], "sizes"))
+		return run_sizes(1, 0);
+	if (!strcmp(argv[1], "sizes-server"))
+		return run_sizes(0, 1);
+	if (!strcmp(argv[1], "sizes-client"))
+		return run_sizes(0, 0);
+	if (!strcmp(argv[1], "overwrite"))
+		return run_overwrite();
+	if (!strcmp(argv[1], "msgzc"))
+		return run_msgzc();
+	if (!strcmp(argv[1], "interrupt"))
+		return run_interrupt();
+	if (!strcmp(argv[1], "kill"))
+		return run_kill();
+	if (!strcmp(argv[1], "holdsend") && argc == 5)
+		return run_holdsend(argv[4]);
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+	return 2;
+}
