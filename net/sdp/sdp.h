@@ -432,6 +432,7 @@ void sdp_zc_rx_done(struct sdp_sock *ssk);
 void sdp_zc_quiesce(struct sdp_sock *ssk);
 void sdp_bounce_free(struct sdp_buf *b);
 void sdp_zc_teardown(struct sdp_sock *ssk);
+void sdp_zc_revoke(struct sdp_sock *ssk);
 void sdp_zc_free(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);
 void sdp_rx_purge(struct sdp_sock *ssk);

@@ -397,6 +397,8 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	h->mseq = cpu_to_be32(ssk->tx_mseq + 1);
 	h->mseq_ack = cpu_to_be32(ssk->rx_mseq);
 
+	if (buf->mid == SDP_MID_ABORT)
+		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
 	if (buf->len <= ssk->max_inline) {
 		wr.send_flags |= IB_SEND_INLINE;
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
@@ -439,14 +441,20 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	id = ssk->cm_id;
 	release_sock(sk);
 
-	/* The id cannot go away: its owner destroys it only once SDP_F_CONN
-	 * is clear, and rdma_cm only when the handler says so, after this.
+	/* The QP goes to error and is drained (no traffic), our ZCopy keys
+	 * are deregistered, and only then is the peer told: it may hold a
+	 * key, and another connection of ours on the same device (same PD)
+	 * to use it with.  The id cannot go away meanwhile: its owner
+	 * destroys it only once SDP_F_CONN is clear, and rdma_cm only when
+	 * the handler says so, after this.
 	 */
-	rdma_disconnect(id);
 	ib_drain_qp(ssk->qp);
-
 	lock_sock(sk);
 	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
+	release_sock(sk);
+	rdma_disconnect(id);
+
+	lock_sock(sk);
 	rdma_destroy_qp(id);
 	ssk->qp = NULL;
 	ib_free_cq(ssk->cq);
@@ -552,8 +560,13 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 	    sk->sk_state != TCP_CLOSE)
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
 	__set_bit(SDP_F_RESET, &ssk->flags);
-	if (send_abort && sdp_conn_usable(ssk))
+	if (send_abort && sdp_conn_usable(ssk)) {
+		/* our keys die before the peer hears of the end: the
+		 * Abort is fenced behind their invalidation
+		 */
+		sdp_zc_revoke(ssk);
 		sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
+	}
 	sk->sk_state = TCP_CLOSE;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sdp_conn_queue_teardown(ssk);

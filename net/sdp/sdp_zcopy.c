@@ -388,6 +388,21 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 	return err;
 }
 
+/* A SrcAvail is over: invalidate its key; its pages go once that is done. */
+static int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
+{
+	struct ib_send_wr wr = {
+		.opcode		= IB_WR_LOCAL_INV,
+		.send_flags	= IB_SEND_SIGNALED,
+		.wr_cqe		= &reg->b.cqe,
+		.ex.invalidate_rkey = reg->mr->rkey,
+	};
+
+	list_del_init(&reg->node);
+	reg->state = SDP_ZC_REG_INVALIDATING;
+	return ib_post_send(ssk->qp, &wr, NULL);
+}
+
 /* RdmaRdCompl: @size more bytes read, oldest SrcAvail first. */
 int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 {
@@ -403,21 +418,13 @@ int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
 
 	list_for_each_entry_safe(reg, tmp, &zc->src, node) {
-		struct ib_send_wr wr = {
-			.opcode		= IB_WR_LOCAL_INV,
-			.send_flags	= IB_SEND_SIGNALED,
-			.wr_cqe		= &reg->b.cqe,
-			.ex.invalidate_rkey = reg->mr->rkey,
-		};
 		u32 take = min(size, reg->len - reg->done);
 
 		reg->done += take;
 		size -= take;
 		if (reg->done < reg->len)
 			break;
-		list_del_init(&reg->node);
-		reg->state = SDP_ZC_REG_INVALIDATING;
-		if (ib_post_send(ssk->qp, &wr, NULL)) {
+		if (sdp_zc_invalidate(ssk, reg)) {
 			/* the teardown deregisters the MR, then frees */
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			break;
@@ -426,6 +433,24 @@ int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 			break;
 	}
 	return 0;
+}
+
+/**
+ * sdp_zc_revoke - invalidate every key still advertised
+ * @ssk: the socket, locked, with a usable connection
+ *
+ * Before an Abort, which is fenced behind these invalidations: the peer
+ * must not hear of the end while a key of ours still works.
+ */
+void sdp_zc_revoke(struct sdp_sock *ssk)
+{
+	struct sdp_zc_reg *reg, *tmp;
+
+	if (!ssk->zc)
+		return;
+	list_for_each_entry_safe(reg, tmp, &ssk->zc->src, node)
+		if (sdp_zc_invalidate(ssk, reg))
+			break;	/* the QP is gone: the teardown deregisters */
 }
 
 /* Completion of a LOCAL_INV or of an RDMA READ op. */
