@@ -245,19 +245,31 @@ static int sdp_child_established(struct sock *child)
 	struct sock *parent;
 	bool queued = false;
 
+	struct rdma_cm_id *reset_id = NULL;
+
 	lock_sock(child);
-	if (!test_bit(SDP_F_EMBRYO, &cssk->flags) ||
-	    child->sk_state != TCP_SYN_RECV) {
+	if (!test_bit(SDP_F_EMBRYO, &cssk->flags)) {
 		release_sock(child);
 		return 0;
 	}
 	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
 	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
-	child->sk_state = TCP_ESTABLISHED;
 	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
-	sdp_ka_reset(cssk, sock_flag(child, SOCK_KEEPOPEN));
+	if (child->sk_state == TCP_SYN_RECV) {
+		child->sk_state = TCP_ESTABLISHED;
+		sdp_ka_reset(cssk, sock_flag(child, SOCK_KEEPOPEN));
+	} else {
+		/* reset by what the peer sent before the CM had the RTU:
+		 * the teardown's disconnect could not go out then, so it
+		 * goes now; accept() still hands it over, as TCP hands over
+		 * a child reset in its accept queue
+		 */
+		reset_id = cssk->cm_id;
+	}
 	parent = cssk->parent;
 	release_sock(child);
+	if (reset_id)
+		rdma_disconnect(reset_id);
 
 	lock_sock(parent);
 	if (parent->sk_state == TCP_LISTEN) {

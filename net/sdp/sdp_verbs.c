@@ -202,6 +202,20 @@ static void sdp_conn_size(struct sdp_sock *ssk)
 				       SDP_TX_SIZE);
 }
 
+/* QP events.  COMM_EST: a message arrived before the CM saw the RTU (a
+ * peer may send at once); tell the CM, which then reports ESTABLISHED.
+ */
+static void sdp_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct sdp_sock *ssk = ctx;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		rdma_notify(READ_ONCE(ssk->cm_id), IB_EVENT_COMM_EST);
+	else
+		pr_debug("ib_sdp: sk %p: QP event %s\n", ssk,
+			 ib_event_msg(ev->event));
+}
+
 /**
  * sdp_conn_create - create the QP, CQ and buffers of a connection
  * @ssk: the socket, locked
@@ -276,7 +290,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		goto err_bufs;
 	}
 
-	attr.event_handler = NULL;
+	attr.event_handler = sdp_qp_event;
 	attr.qp_context = ssk;
 	attr.send_cq = ssk->cq;
 	attr.recv_cq = ssk->cq;

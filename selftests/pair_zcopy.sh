@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ZCopy between two hosts: sizes around the threshold, unaligned, read in
+# one piece and in 1000-byte reads, every byte checked on the receiving
+# host (a); the counters on each side show the SrcAvail path moved them.
+# Argument: "a" (receiver, on SDP_IP) or "b" (sender, to SDP_PEER_IP).
+. "$(dirname "$0")/lib.sh"
+
+role=${1:?a or b}
+rxe-up >/dev/null || exit 1
+sdp_unload
+sdp_load || exit 1
+
+if [ "$role" = a ]; then
+	out=$(timeout 600 sdp_zc sizes-server "$SDP_IP" 7550 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^# ok '
+	check_eq "every size received whole from the other host" 0 "$rc"
+	check "read straight into user buffers" \
+		test "$(sdp_stat RxZcopyDirectBytes)" -gt 0
+	check "and read ahead into kernel buffers" \
+		test "$(sdp_stat RxZcopyBounceBytes)" -gt 0
+else
+	out=$(timeout 600 sdp_zc sizes-client "$SDP_PEER_IP" 7550 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^# ok '
+	check_eq "every size sent to the other host" 0 "$rc"
+	check "by SrcAvail" test "$(sdp_stat TxSrcAvail)" -gt 0
+fi
+check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+sdp_check_clean
+finish
