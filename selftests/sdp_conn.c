@@ -160,7 +160,7 @@ static long stat_of(const char *name)
 static void small_buffers(int port)
 {
 	static char buf[1 << 16];
-	int rcv = 64 * 1024, snd = 32 * 1024, l, cl, sv;
+	int rcv = 64 * 1024, snd = 32 * 1024, l, cl, sv, err;
 	struct sockaddr_in s = sa(port);
 	size_t sent = 0, got = 0;
 	ssize_t n;
@@ -176,10 +176,19 @@ static void small_buffers(int port)
 	sv = accept(l, NULL, NULL);
 	fcntl(cl, F_SETFL, O_NONBLOCK);
 	usleep(200000);
-	while ((n = send(cl, buf, sizeof(buf), 0)) > 0)
-		sent += n;
+	/* until no send buffer comes back: the peer's window is full */
+	for (;;) {
+		n = send(cl, buf, sizeof(buf), 0);
+		if (n > 0) {
+			sent += n;
+			continue;
+		}
+		err = errno;
+		if (err != EAGAIN || !(pollfd_mask(cl, 500) & POLLOUT))
+			break;
+	}
 	OUT("small buffers: send took", "%zu bytes, then %s", sent,
-	    errname(errno));
+	    errname(err));
 	fcntl(cl, F_SETFL, 0);
 	if (!fork()) {
 		/* 3.2 MiB more through the 4 buffers while the peer reads */

@@ -241,6 +241,17 @@ struct sdp_sock {
 	u32			zc_rdcompl;	/* bytes read, RdmaRdCompl to send */
 	u32			zc_readers;	/* threads waiting in recvmsg() */
 	bool			zc_cancel;	/* SrcAvailCancel to send */
+	bool			zc_sinkavail;	/* our SinkAvail to send */
+	bool			zc_sink_cancel;	/* SinkAvailCancel to send */
+	bool			zc_cancel_ack;	/* SinkCancelAck to send */
+	u32			zc_wrcompl;	/* RdmaWrCompl to send: bytes */
+	u32			zc_data_mseq;	/* our last data-bearing message */
+	struct {			/* the peer's SinkAvail */
+		u64		addr;
+		u32		rkey;
+		u32		len;
+		bool		valid;
+	}			zc_peer_sink;
 	struct delayed_work	zc_work;	/* read-ahead */
 };
 
@@ -332,6 +343,12 @@ enum sdp_mib_field {
 	SDP_MIB_ZC_CANCELS,
 	SDP_MIB_RX_ZC_CANCELS,
 	SDP_MIB_ZC_FALLBACKS,
+	SDP_MIB_ZC_WRITES,
+	SDP_MIB_TX_SINKAVAIL,
+	SDP_MIB_RX_SINKAVAIL,
+	SDP_MIB_TX_ZC_WRITE_BYTES,
+	SDP_MIB_RX_ZC_SINK_BYTES,
+	SDP_MIB_SINK_CANCELS,
 	SDP_MIB_MAX
 };
 
@@ -430,6 +447,15 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		size_t n, int flags, u32 *seq);
 void sdp_zc_rx_done(struct sdp_sock *ssk);
 void sdp_zc_quiesce(struct sdp_sock *ssk);
+bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		      int flags, long timeo);
+int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo);
+void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a);
+int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size);
+int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk);
+int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
+ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg);
 void sdp_bounce_free(struct sdp_buf *b);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);

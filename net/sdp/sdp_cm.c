@@ -109,7 +109,8 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 	h->max_adverts = SDP_ZC_REGS;
 	h->rcv_size = cpu_to_be32(ssk->rcv_size);
 	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAP_SRC_AVAIL :
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ?
+			      SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL :
 			      ssk->peer_caps);
 }
 
@@ -134,7 +135,8 @@ static int sdp_hello_take(struct sdp_sock *ssk, const void *data, u8 len,
 	ssk->remote_max_bufs = bufs;
 	ssk->remote_ack = 0;
 	ssk->tx_msg_max = min(rcv_size, ssk->rcv_size);
-	ssk->peer_caps = be32_to_cpu(h->caps) & SDP_CAP_SRC_AVAIL;
+	ssk->peer_caps = be32_to_cpu(h->caps) &
+			 (SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL);
 	ssk->peer_adverts = h->max_adverts;
 	return 0;
 bad:

@@ -79,6 +79,12 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_ZC_CANCELS]		= "TxSrcAvailCancel",
 	[SDP_MIB_RX_ZC_CANCELS]		= "RxSrcAvailCancel",
 	[SDP_MIB_ZC_FALLBACKS]		= "ZcopyFallbacks",
+	[SDP_MIB_ZC_WRITES]		= "ZcopyWrites",
+	[SDP_MIB_TX_SINKAVAIL]		= "TxSinkAvail",
+	[SDP_MIB_RX_SINKAVAIL]		= "RxSinkAvail",
+	[SDP_MIB_TX_ZC_WRITE_BYTES]	= "TxZcopyWriteBytes",
+	[SDP_MIB_RX_ZC_SINK_BYTES]	= "RxZcopySinkBytes",
+	[SDP_MIB_SINK_CANCELS]		= "TxSinkAvailCancel",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)

@@ -122,6 +122,14 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 		if (!(ssk->peer_caps & SDP_CAP_SRC_AVAIL))
 			return "message id not negotiated";
 		break;
+	case SDP_MID_SINK_AVAIL:
+	case SDP_MID_SINK_AVAIL_CANCEL:
+	case SDP_MID_SINK_CANCEL_ACK:
+	case SDP_MID_RDMA_WR_COMPL:
+		/* write-based ZCopy, likewise */
+		if (!(ssk->peer_caps & SDP_CAP_SINK_AVAIL))
+			return "message id not negotiated";
+		break;
 	default:
 		return "message id not negotiated";
 	}
@@ -385,6 +393,35 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_rx_repost(ssk, buf);
 		sdp_zc_rx_cancel(ssk);
 		break;
+	case SDP_MID_SINK_AVAIL:
+		bad = sdp_zc_rx_sinkavail(ssk, buf) ? "SinkAvail length" : NULL;
+		sdp_rx_repost(ssk, buf);
+		if (bad) {
+			sdp_proto_error(ssk, bad, 0);
+			return;
+		}
+		break;
+	case SDP_MID_SINK_AVAIL_CANCEL:
+		sdp_rx_repost(ssk, buf);
+		sdp_zc_rx_sink_cancel(ssk);
+		break;
+	case SDP_MID_RDMA_WR_COMPL:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
+		    sdp_zc_rx_wrcompl(ssk, val)) {
+			sdp_proto_error(ssk, "RdmaWrCompl without a SinkAvail",
+					val);
+			return;
+		}
+		break;
+	case SDP_MID_SINK_CANCEL_ACK:
+		sdp_rx_repost(ssk, buf);
+		if (sdp_zc_rx_cancel_ack(ssk)) {
+			sdp_proto_error(ssk, "SinkCancelAck without a cancel", 0);
+			return;
+		}
+		break;
 	}
 
 	/* new credits may release queued data; reposts may need telling */
@@ -568,6 +605,23 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				copied = sock_intr_errno(timeo);
 				break;
 			}
+		}
+
+		/* nothing to read: offer the buffer to the peer */
+		if (sdp_zc_sink_want(ssk, msg, len, flags, timeo)) {
+			n = sdp_zc_sink(ssk, msg, &timeo);
+			if (n > 0) {
+				copied += n;
+				len -= n;
+				continue;
+			}
+			if (n < 0 && n != -EOPNOTSUPP) {
+				if (!copied)
+					copied = n;
+				break;
+			}
+			if (!n)
+				continue;	/* look again: data, time, signal */
 		}
 
 		add_wait_queue(sk_sleep(sk), &wait);

@@ -73,8 +73,9 @@ void sdp_write_space(struct sock *sk)
  * sdp_send_ctrl - post a control message
  * @ssk: the socket, locked
  * @mid: SDP_MID_DATA (a credit update), SDP_MID_DISCONN, SDP_MID_ABORT,
- *	 SDP_MID_SRC_AVAIL_CANCEL, or SDP_MID_RDMA_RD_COMPL with @size
- * @size: RdmaRdCompl's byte count
+ *	 a ZCopy control message (SrcAvailCancel, SinkAvail, SinkAvailCancel,
+ *	 SinkCancelAck), or RdmaRdCompl / RdmaWrCompl with @size
+ * @size: RdmaRdCompl's or RdmaWrCompl's byte count
  *
  * Control messages need no credit: they fill the receive buffers the peer
  * keeps beyond those it advertises (Documentation/wire.rst).
@@ -98,11 +99,14 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	buf->mid = mid;
 	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh);
-	if (mid == SDP_MID_RDMA_RD_COMPL) {
+	if (mid == SDP_MID_RDMA_RD_COMPL || mid == SDP_MID_RDMA_WR_COMPL) {
 		struct sdp_size_hdr *sz = buf->data + sizeof(struct sdp_bsdh);
 
 		sz->size = cpu_to_be32(size);
 		buf->len += sizeof(*sz);
+	} else if (mid == SDP_MID_SINK_AVAIL) {
+		sdp_zc_fill_sinkavail(ssk, buf->data + sizeof(struct sdp_bsdh));
+		buf->len += sizeof(struct sdp_avail_hdr);
 	}
 	err = sdp_post_send(ssk, buf);
 	if (err) {
@@ -162,12 +166,27 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	if (!sdp_conn_usable(ssk))
 		return;
 
-	/* what the peer's sender waits for goes first */
+	/* what the peer waits for goes first; RdmaWrCompl before any data
+	 * (its bytes come first in the stream) and before SinkCancelAck
+	 */
 	if (ssk->zc_rdcompl &&
 	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_RD_COMPL, ssk->zc_rdcompl))
 		ssk->zc_rdcompl = 0;
 	if (ssk->zc_cancel && !sdp_send_ctrl(ssk, SDP_MID_SRC_AVAIL_CANCEL, 0))
 		ssk->zc_cancel = false;
+	if (ssk->zc_wrcompl &&
+	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_WR_COMPL, ssk->zc_wrcompl))
+		ssk->zc_wrcompl = 0;
+	if (ssk->zc_cancel_ack && !ssk->zc_wrcompl &&
+	    !sdp_send_ctrl(ssk, SDP_MID_SINK_CANCEL_ACK, 0))
+		ssk->zc_cancel_ack = false;
+	if (ssk->zc_sinkavail && !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL, 0))
+		ssk->zc_sinkavail = false;
+	if (ssk->zc_sink_cancel && !ssk->zc_sinkavail &&
+	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL_CANCEL, 0))
+		ssk->zc_sink_cancel = false;
+	if (ssk->zc_wrcompl)
+		return;	/* no control buffer yet: data waits behind it */
 
 	while (!list_empty(&ssk->tx_queue)) {
 		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
@@ -495,6 +514,21 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		    !sdp_conn_usable(ssk))
 			goto out_err;
 
+		/* the peer offers its buffer: write straight into it */
+		if (!no_zc && !uarg && ssk->zc_peer_sink.valid &&
+		    list_empty(&ssk->tx_queue) && !ssk->zc_src_count &&
+		    sdp_zc_want(ssk, msg, flags)) {
+			ssize_t wn = sdp_zc_write(ssk, msg);
+
+			if (wn < 0) {
+				err = wn;
+				goto out_err;
+			}
+			if (wn) {
+				copied += wn;
+				continue;
+			}
+		}
 		if (!no_zc && sdp_zc_want(ssk, msg, flags)) {
 			ssize_t zn = sdp_sendmsg_zc(ssk, msg, uarg, &timeo,
 						    &no_zc);

@@ -425,6 +425,10 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 		return err;
 	ssk->st.segs_out++;
 	ssk->tx_mseq++;
+	/* a SinkAvail the peer sent before seeing this is stale */
+	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
+	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
+		ssk->zc_data_mseq = ssk->tx_mseq;
 	ssk->adv_bufs = sdp_rx_adv(ssk);
 	ssk->adv_ack = ssk->rx_mseq;
 	return 0;

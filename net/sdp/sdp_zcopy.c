@@ -30,7 +30,18 @@
  * once cannot deadlock.  When a SrcAvail has been read whole, its receive
  * buffer is posted again and RdmaRdCompl goes back.
  *
- * Everything runs under the socket lock; the READ waits drop it.
+ * ZCopy, write-based (SinkAvail).  A blocking recv() of at least the
+ * threshold, with nothing queued to read, registers its buffer for the
+ * peer to write (REMOTE_WRITE over exactly its bytes) and sends a
+ * SinkAvail.  A source that has sent no data since the sink's mseq_ack
+ * (the SinkAvail's BSDH) and now sends at least the threshold RDMA-WRITEs
+ * from its pinned pages straight into that buffer and sends RdmaWrCompl
+ * behind the writes.  If data comes another way first, or the reader is
+ * interrupted, the sink sends SinkAvailCancel and waits for SinkCancelAck
+ * (a RdmaWrCompl may come before it: those bytes are delivered).  The
+ * sink's key is invalidated before recv() returns.
+ *
+ * Everything runs under the socket lock; the RDMA waits drop it.
  * Completions arrive through sdp_cq_done() like every other.
  */
 #include <linux/mm.h>
@@ -43,8 +54,9 @@
 
 enum sdp_zc_reg_state {
 	SDP_ZC_REG_FREE,
-	SDP_ZC_REG_ADVERTISED,	/* SrcAvail queued or sent */
-	SDP_ZC_REG_INVALIDATING, /* read whole: LOCAL_INV posted */
+	SDP_ZC_REG_ADVERTISED,	/* SrcAvail / SinkAvail queued or sent */
+	SDP_ZC_REG_INVALIDATING, /* over: LOCAL_INV posted */
+	SDP_ZC_REG_INVALIDATED,	/* a SinkAvail's: its reader releases it */
 };
 
 /* Pages of one SrcAvail, registered for the peer to read. */
@@ -59,18 +71,22 @@ struct sdp_zc_reg {
 	u32			len;	/* bytes advertised */
 	u32			done;	/* bytes the peer reported read */
 	u8			state;	/* enum sdp_zc_reg_state */
+	bool			sink;	/* a SinkAvail's buffer, for the peer to write */
 	struct page		*pages[SDP_ZC_REG_PAGES];
 	struct scatterlist	sg[SDP_ZC_REG_PAGES];
 };
 
-/* One RDMA READ op of the sink: up to SDP_ZC_CHUNK bytes. */
+/* One RDMA READ (a sink's fetch) or WRITE (into the peer's SinkAvail) op:
+ * up to SDP_ZC_CHUNK bytes.
+ */
 struct sdp_zc_rw {
 	struct sdp_buf		b;	/* the op's last work request */
 	struct rdma_rw_ctx	ctx;
-	struct sdp_buf		*bounce; /* destination, or NULL: pages */
+	struct sdp_buf		*bounce; /* READ into it, or into pages */
 	int			npages;
 	int			nsg;
 	u32			len;
+	u8			dir;	/* DMA_FROM_DEVICE: READ; DMA_TO_DEVICE: WRITE */
 	bool			busy;	/* posted, completion not seen */
 	struct page		*pages[SDP_ZC_CHUNK_PAGES];
 	struct scatterlist	sg[SDP_ZC_CHUNK_PAGES];
@@ -78,12 +94,25 @@ struct sdp_zc_rw {
 
 struct sdp_zc {
 	struct sdp_zc_reg	reg[SDP_ZC_REGS];
-	struct sdp_zc_rw	rw[SDP_ZC_RW_OPS];
+	struct sdp_zc_rw	rd[SDP_ZC_RW_OPS];	/* our fetches */
+	struct sdp_zc_rw	wr[SDP_ZC_RW_OPS];	/* our writes */
 	struct list_head	src;	/* regs advertised, oldest first */
 	struct ib_cqe		reg_mr_cqe; /* REG_MR, unsignaled */
 	int			nregs;	/* MRs allocated: reg[0..nregs) */
 	int			reg_pages; /* pages one MR maps */
 	bool			fetching; /* a READ of the peer's is under way */
+	/* our SinkAvail: one at a time */
+	struct sdp_zc_reg	*sink;
+	u8			sink_state;	/* enum sdp_zc_sink_state */
+	bool			sink_done;	/* its RdmaWrCompl came */
+	bool			sink_acked;	/* its SinkCancelAck came */
+	u32			sink_wrote;	/* bytes the peer wrote */
+};
+
+enum sdp_zc_sink_state {
+	SDP_ZC_SINK_NONE,
+	SDP_ZC_SINK_OUT,	/* SinkAvail queued or sent */
+	SDP_ZC_SINK_CANCEL,	/* SinkAvailCancel queued or sent */
 };
 
 static void sdp_zc_wake(struct sock *sk)
@@ -119,8 +148,12 @@ static struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk)
 	zc->reg_mr_cqe.done = sdp_zc_reg_mr_done;
 	for (i = 0; i < SDP_ZC_REGS; i++)
 		sdp_buf_init(ssk, &zc->reg[i].b, SDP_BUF_ZC_REG);
-	for (i = 0; i < SDP_ZC_RW_OPS; i++)
-		sdp_buf_init(ssk, &zc->rw[i].b, SDP_BUF_ZC_RW);
+	for (i = 0; i < SDP_ZC_RW_OPS; i++) {
+		sdp_buf_init(ssk, &zc->rd[i].b, SDP_BUF_ZC_RW);
+		zc->rd[i].dir = DMA_FROM_DEVICE;
+		sdp_buf_init(ssk, &zc->wr[i].b, SDP_BUF_ZC_RW);
+		zc->wr[i].dir = DMA_TO_DEVICE;
+	}
 	ssk->zc = zc;
 	return zc;
 }
@@ -181,9 +214,13 @@ static void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 
 	if (ssk->sdev)
 		ib_dma_unmap_sg(ssk->sdev->ibdev, reg->sg, reg->npages,
-				DMA_TO_DEVICE);
-	for (i = 0; i < reg->npages; i++)
+				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	for (i = 0; i < reg->npages; i++) {
+		/* the peer may have written into a SinkAvail's pages */
+		if (reg->sink && success)
+			set_page_dirty_lock(reg->pages[i]);
 		put_page(reg->pages[i]);
+	}
 	if (reg->uarg)
 		reg->uarg->callback(NULL, reg->uarg, success);
 	else
@@ -191,53 +228,46 @@ static void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 	reg->uarg = NULL;
 	reg->npages = 0;
 	reg->state = SDP_ZC_REG_FREE;
-	ssk->zc_src_count--;
-	ssk->zc_src_bytes -= reg->len;
+	if (!reg->sink) {
+		ssk->zc_src_count--;
+		ssk->zc_src_bytes -= reg->len;
+	}
+	reg->sink = false;
 	sdp_zc_wake(&ssk->sk);
 }
 
-/**
- * sdp_zc_send - advertise the next part of a send in a SrcAvail
- * @ssk: the socket, locked, connected
- * @msg: the send; its iterator moves past the part advertised
- * @uarg: the MSG_ZEROCOPY notification, or NULL for a blocking send
- * @timeo: unused yet; for symmetry with the BCopy path
- * @sent: bytes advertised
- *
- * Return: 0; -EAGAIN without a free registration or send buffer (wait,
- * or copy instead); -ENOBUFS past RLIMIT_MEMLOCK or without MRs (copy
- * instead); another negative errno.
- */
-int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
-		struct ubuf_info *uarg, long *timeo, size_t *sent)
+/* A registration not in use, or NULL. */
+static struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc)
 {
+	int i;
+
+	for (i = 0; i < zc->nregs; i++)
+		if (zc->reg[i].state == SDP_ZC_REG_FREE)
+			return &zc->reg[i];
+	return NULL;
+}
+
+/*
+ * Pin the next part of @iter (one contiguous user range, as much as one MR
+ * maps), charge it to RLIMIT_MEMLOCK unless @uarg does, map it and
+ * register it for the peer with @access over exactly those bytes (a fresh
+ * key).  The iterator moves past it.  Returns the bytes registered or a
+ * negative errno (-ENOBUFS past the limit).
+ */
+static ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
+			       struct sdp_zc_reg *reg, struct iov_iter *iter,
+			       struct ubuf_info *uarg, int access)
+{
+	enum dma_data_direction dir = reg->sink ? DMA_FROM_DEVICE :
+						  DMA_TO_DEVICE;
 	struct ib_device *dev = ssk->sdev->ibdev;
-	struct sdp_zc_reg *reg = NULL;
-	struct sdp_avail_hdr *a;
 	struct ib_reg_wr rwr = {};
-	struct sdp_zc *zc;
-	struct sdp_buf *buf;
 	size_t off, left;
 	ssize_t n;
 	int i, err;
 
-	zc = sdp_zc_get(ssk);
-	if (!zc || sdp_zc_mrs(ssk, zc))
-		return -ENOBUFS;
-	if (ssk->zc_src_count >= min_t(u32, zc->nregs, ssk->peer_adverts) ||
-	    list_empty(&ssk->tx_free))
-		return -EAGAIN;
-	for (i = 0; i < zc->nregs; i++) {
-		if (zc->reg[i].state == SDP_ZC_REG_FREE) {
-			reg = &zc->reg[i];
-			break;
-		}
-	}
-	if (!reg)
-		return -EAGAIN;
-
-	n = iov_iter_get_pages2(&msg->msg_iter, reg->pages,
-				zc->reg_pages * PAGE_SIZE, zc->reg_pages, &off);
+	n = iov_iter_get_pages2(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
+				zc->reg_pages, &off);
 	if (n <= 0)
 		return n ? n : -EFAULT;
 	reg->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
@@ -255,7 +285,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		left -= l;
 	}
 	err = -ENOMEM;
-	reg->nents = ib_dma_map_sg(dev, reg->sg, reg->npages, DMA_TO_DEVICE);
+	reg->nents = ib_dma_map_sg(dev, reg->sg, reg->npages, dir);
 	if (!reg->nents)
 		goto err_account;
 	ib_update_fast_reg_key(reg->mr, ib_inc_rkey(reg->mr->rkey));
@@ -267,10 +297,64 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	rwr.wr.wr_cqe = &zc->reg_mr_cqe;
 	rwr.mr = reg->mr;
 	rwr.key = reg->mr->rkey;
-	rwr.access = IB_ACCESS_REMOTE_READ;
+	rwr.access = access;
 	err = ib_post_send(ssk->qp, &rwr.wr, NULL);
 	if (err)
 		goto err_map;
+	reg->len = n;
+	reg->done = 0;
+	reg->uarg = uarg;
+	if (uarg)
+		net_zcopy_get(uarg);
+	reg->state = SDP_ZC_REG_ADVERTISED;
+	return n;
+
+err_map:
+	ib_dma_unmap_sg(dev, reg->sg, reg->npages, dir);
+err_account:
+	if (!uarg)
+		mm_unaccount_pinned_pages(&reg->mmp);
+err_pages:
+	for (i = 0; i < reg->npages; i++)
+		put_page(reg->pages[i]);
+	reg->npages = 0;
+	iov_iter_revert(iter, n);
+	return err;
+}
+
+/**
+ * sdp_zc_send - advertise the next part of a send in a SrcAvail
+ * @ssk: the socket, locked, connected
+ * @msg: the send; its iterator moves past the part advertised
+ * @uarg: the MSG_ZEROCOPY notification, or NULL for a blocking send
+ * @timeo: unused yet; for symmetry with the BCopy path
+ * @sent: bytes advertised
+ *
+ * Return: 0; -EAGAIN without a free registration or send buffer (wait,
+ * or copy instead); -ENOBUFS past RLIMIT_MEMLOCK or without MRs (copy
+ * instead); another negative errno.
+ */
+int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
+		struct ubuf_info *uarg, long *timeo, size_t *sent)
+{
+	struct sdp_avail_hdr *a;
+	struct sdp_zc_reg *reg;
+	struct sdp_zc *zc;
+	struct sdp_buf *buf;
+	ssize_t n;
+
+	zc = sdp_zc_get(ssk);
+	if (!zc || sdp_zc_mrs(ssk, zc))
+		return -ENOBUFS;
+	reg = sdp_zc_free_reg(zc);
+	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, ssk->peer_adverts) ||
+	    list_empty(&ssk->tx_free))
+		return -EAGAIN;
+	reg->sink = false;
+	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, uarg,
+			    IB_ACCESS_REMOTE_READ);
+	if (n < 0)
+		return n;
 
 	/* the SrcAvail, in stream order behind what is queued */
 	buf = list_first_entry(&ssk->tx_free, struct sdp_buf, list);
@@ -284,12 +368,6 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	a->rkey = cpu_to_be32(reg->mr->rkey);
 	a->addr = cpu_to_be64(reg->mr->iova);
 
-	reg->len = n;
-	reg->done = 0;
-	reg->uarg = uarg;
-	if (uarg)
-		net_zcopy_get(uarg);
-	reg->state = SDP_ZC_REG_ADVERTISED;
 	list_add_tail(&reg->node, &zc->src);
 	ssk->zc_src_count++;
 	ssk->zc_src_bytes += n;
@@ -298,18 +376,6 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	*sent = n;
 	sdp_tx_flush(ssk);
 	return 0;
-
-err_map:
-	ib_dma_unmap_sg(dev, reg->sg, reg->npages, DMA_TO_DEVICE);
-err_account:
-	if (!uarg)
-		mm_unaccount_pinned_pages(&reg->mmp);
-err_pages:
-	for (i = 0; i < reg->npages; i++)
-		put_page(reg->pages[i]);
-	reg->npages = 0;
-	iov_iter_revert(&msg->msg_iter, n);
-	return err;
 }
 
 /**
@@ -465,9 +531,16 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		/* not invalidated (flushed): the teardown deregisters the
 		 * MR before it lets the pages go
 		 */
-		if (reg->state == SDP_ZC_REG_INVALIDATING &&
-		    buf->status == IB_WC_SUCCESS)
-			sdp_zc_reg_finish(ssk, reg, true);
+		if (reg->state != SDP_ZC_REG_INVALIDATING ||
+		    buf->status != IB_WC_SUCCESS)
+			return;
+		if (reg->sink) {
+			/* its reader dirties the pages, in process context */
+			reg->state = SDP_ZC_REG_INVALIDATED;
+			sdp_zc_wake(&ssk->sk);
+			return;
+		}
+		sdp_zc_reg_finish(ssk, reg, true);
 		return;
 	}
 
@@ -476,12 +549,13 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	 * reader puts them (it may sleep to dirty them)
 	 */
 	rdma_rw_ctx_destroy(&rw->ctx, ssk->qp, ssk->port_num, rw->sg, rw->nsg,
-			    DMA_FROM_DEVICE);
+			    rw->dir);
 	rw->busy = false;
 	if (buf->status == IB_WC_REM_ACCESS_ERR ||
 	    buf->status == IB_WC_REM_INV_REQ_ERR) {
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_PROTO_ERRORS);
-		net_warn_ratelimited("ib_sdp: RDMA READ refused by the peer (%s), connection aborted\n",
+		net_warn_ratelimited("ib_sdp: RDMA %s refused by the peer (%s), connection aborted\n",
+				     rw->dir == DMA_FROM_DEVICE ? "READ" : "WRITE",
 				     ib_wc_status_msg(buf->status));
 		sdp_conn_abort(ssk, ECONNRESET, true);
 	} else {
@@ -576,9 +650,9 @@ static void sdp_zc_adv_done(struct sdp_sock *ssk, struct sdp_buf *adv)
 	sdp_tx_flush(ssk);
 }
 
-/* Prepare one READ op of @len bytes at @raddr into the user's pages
- * (@iter) or a new bounce buffer.  Returns the bytes it covers or an
- * errno.
+/* Post one op of @len bytes at the peer's @raddr: a READ into the user's
+ * pages (@iter) or a new bounce buffer, or a WRITE from the user's pages.
+ * Returns the bytes it covers or an errno.
  */
 static int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 			  struct iov_iter *iter, u32 len, u64 raddr, u32 rkey)
@@ -614,18 +688,19 @@ static int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		rw->nsg = 1;
 	}
 	ret = rdma_rw_ctx_init(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg, 0,
-			       raddr, rkey, DMA_FROM_DEVICE);
+			       raddr, rkey, rw->dir);
 	if (ret < 0)
 		goto err;
 	ret = rdma_rw_ctx_post(&rw->ctx, ssk->qp, port, &rw->b.cqe, NULL);
 	if (ret) {
 		rdma_rw_ctx_destroy(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg,
-				    DMA_FROM_DEVICE);
+				    rw->dir);
 		goto err;
 	}
 	rw->len = n;
 	rw->busy = true;
-	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_READS);
+	SDP_INC_STATS(sock_net(&ssk->sk), rw->dir == DMA_FROM_DEVICE ?
+		      SDP_MIB_ZC_READS : SDP_MIB_ZC_WRITES);
 	return n;
 err:
 	if (iter)
@@ -639,12 +714,12 @@ err:
 	return ret;
 }
 
-static bool sdp_zc_rw_idle(struct sdp_zc *zc)
+static bool sdp_zc_rw_idle(struct sdp_zc_rw *ops)
 {
 	int i;
 
 	for (i = 0; i < SDP_ZC_RW_OPS; i++)
-		if (READ_ONCE(zc->rw[i].busy))
+		if (READ_ONCE(ops[i].busy))
 			return false;
 	return true;
 }
@@ -672,7 +747,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 		return -ECONNRESET;
 	zc->fetching = true;
 	while (pos < len && posted < SDP_ZC_RW_OPS) {
-		n = sdp_zc_rw_prep(ssk, &zc->rw[posted], iter,
+		n = sdp_zc_rw_prep(ssk, &zc->rd[posted], iter,
 				   min_t(u32, len - pos, SDP_ZC_CHUNK),
 				   adv->zc_addr + pos, adv->zc_rkey);
 		if (n < 0) {
@@ -687,12 +762,12 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 	}
 
 	release_sock(sk);
-	wait_event(*sk_sleep(sk), sdp_zc_rw_idle(zc));
+	wait_event(*sk_sleep(sk), sdp_zc_rw_idle(zc->rd));
 	lock_sock(sk);
 
 	/* the ops completed in order: the good ones come first */
 	for (i = 0; i < posted; i++) {
-		struct sdp_zc_rw *rw = &zc->rw[i];
+		struct sdp_zc_rw *rw = &zc->rd[i];
 		bool ok = !failed && rw->b.status == IB_WC_SUCCESS;
 		int p;
 
@@ -806,6 +881,289 @@ void sdp_zc_quiesce(struct sdp_sock *ssk)
 	}
 }
 
+
+/* ---- write-based ZCopy: SinkAvail ---------------------------------- */
+
+/**
+ * sdp_zc_sink_want - should this reader offer its buffer to the peer?
+ * @ssk: the socket, locked
+ * @msg: the reader's message
+ * @len: bytes it still wants
+ * @flags: recvmsg() flags
+ * @timeo: its time left (a SinkAvail only for a reader that may wait)
+ */
+bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		      int flags, long timeo)
+{
+	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
+
+	return thresh && timeo && len >= thresh &&
+	       !(flags & (MSG_PEEK | MSG_TRUNC | MSG_OOB)) &&
+	       (ssk->peer_caps & SDP_CAP_SINK_AVAIL) &&
+	       (iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)) &&
+	       iov_iter_single_seg_count(&msg->msg_iter) >= thresh &&
+	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data &&
+	       sdp_conn_usable(ssk) &&
+	       !(ssk->sk.sk_shutdown & RCV_SHUTDOWN) &&
+	       !(ssk->zc && ssk->zc->sink_state != SDP_ZC_SINK_NONE);
+}
+
+/* The SinkAvail's header, for sdp_send_ctrl(). */
+void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
+{
+	struct sdp_zc_reg *reg = ssk->zc->sink;
+
+	a->len = cpu_to_be32(reg->len);
+	a->rkey = cpu_to_be32(reg->mr->rkey);
+	a->addr = cpu_to_be64(reg->mr->iova);
+}
+
+static bool sdp_zc_sink_settled(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (!sdp_conn_usable(ssk))
+		return true;
+	return zc->sink_state == SDP_ZC_SINK_OUT ? zc->sink_done :
+						   zc->sink_acked;
+}
+
+/**
+ * sdp_zc_sink - offer the reader's buffer to the peer, and wait
+ * @ssk: the socket, locked, with nothing queued to read
+ * @msg: the reader's message: its iterator moves past what the peer wrote
+ * @timeo: the reader's time left
+ *
+ * Return: bytes the peer wrote into the buffer (read, as far as the stream
+ * goes), 0 when it wrote none (data came another way, the time is up, a
+ * signal: the caller goes on as without a SinkAvail), -EOPNOTSUPP when no
+ * SinkAvail could be offered (the caller waits as usual), or another
+ * negative errno.
+ */
+int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc_reg *reg;
+	struct sdp_zc *zc;
+	long grace = SDP_ZC_CANCEL_TIMEOUT;
+	u32 wrote;
+	ssize_t n;
+
+	zc = sdp_zc_get(ssk);
+	if (!zc || sdp_zc_mrs(ssk, zc))
+		return -EOPNOTSUPP;
+	reg = sdp_zc_free_reg(zc);
+	if (!reg)
+		return -EOPNOTSUPP;
+	reg->sink = true;
+	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, NULL,
+			    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE);
+	if (n < 0) {
+		reg->sink = false;
+		if (n == -ENOBUFS)
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+		return n == -EFAULT ? n : -EOPNOTSUPP;
+	}
+	zc->sink = reg;
+	zc->sink_state = SDP_ZC_SINK_OUT;
+	zc->sink_done = false;
+	zc->sink_acked = false;
+	zc->sink_wrote = 0;
+	ssk->zc_sinkavail = true;
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
+	sdp_tx_flush(ssk);
+
+	/* the peer writes, or data comes another way, or we give up */
+	add_wait_queue(sk_sleep(sk), &wait);
+	ssk->zc_readers++;
+	while (!zc->sink_done && sdp_conn_usable(ssk) &&
+	       ssk->rcv_nxt == ssk->copied_seq && !sk->sk_err &&
+	       !(sk->sk_shutdown & RCV_SHUTDOWN) && *timeo &&
+	       !signal_pending(current))
+		sk_wait_event(sk, timeo, zc->sink_done || !sdp_conn_usable(ssk) ||
+			      ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
+			      (sk->sk_shutdown & RCV_SHUTDOWN), &wait);
+	ssk->zc_readers--;
+	remove_wait_queue(sk_sleep(sk), &wait);
+
+	if (!zc->sink_done && sdp_conn_usable(ssk)) {
+		/* the peer may be writing: it must say it is done */
+		zc->sink_state = SDP_ZC_SINK_CANCEL;
+		ssk->zc_sink_cancel = true;
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
+		sdp_tx_flush(ssk);
+		while (!sdp_zc_sink_settled(ssk) && grace > 0) {
+			release_sock(sk);
+			grace = wait_event_timeout(*sk_sleep(sk),
+						   sdp_zc_sink_settled(ssk), grace);
+			lock_sock(sk);
+		}
+		if (!sdp_zc_sink_settled(ssk)) {
+			net_warn_ratelimited("ib_sdp: peer did not answer a SinkAvailCancel, connection reset\n");
+			sdp_conn_abort(ssk, ECONNRESET, true);
+		}
+	}
+	wrote = zc->sink_done ? zc->sink_wrote : 0;
+	zc->sink_state = SDP_ZC_SINK_NONE;
+	zc->sink = NULL;
+
+	/* the key dies before the buffer is the reader's again */
+	if (reg->state == SDP_ZC_REG_ADVERTISED && sdp_conn_usable(ssk)) {
+		struct ib_send_wr wr = {
+			.opcode		= IB_WR_LOCAL_INV,
+			.send_flags	= IB_SEND_SIGNALED,
+			.wr_cqe		= &reg->b.cqe,
+			.ex.invalidate_rkey = reg->mr->rkey,
+		};
+
+		reg->state = SDP_ZC_REG_INVALIDATING;
+		if (ib_post_send(ssk->qp, &wr, NULL))
+			sdp_conn_abort(ssk, ECONNRESET, false);
+	}
+	/* invalidated, or the teardown deregistered the MR */
+	while (reg->state == SDP_ZC_REG_INVALIDATING) {
+		release_sock(sk);
+		wait_event(*sk_sleep(sk), READ_ONCE(reg->state) !=
+			   SDP_ZC_REG_INVALIDATING);
+		lock_sock(sk);
+	}
+	if (reg->state == SDP_ZC_REG_ADVERTISED &&
+	    test_bit(SDP_F_CONN, &ssk->flags)) {
+		/* the connection failed before the LOCAL_INV: the
+		 * teardown deregisters the MR; wait for it
+		 */
+		release_sock(sk);
+		flush_work(&ssk->teardown_work);
+		lock_sock(sk);
+	}
+	if (reg->state != SDP_ZC_REG_FREE)
+		sdp_zc_reg_finish(ssk, reg, true);
+	iov_iter_revert(&msg->msg_iter, n - wrote);
+	if (wrote)
+		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
+	return wrote;
+}
+
+/* Sink: RdmaWrCompl, the peer wrote @size bytes into our SinkAvail. */
+int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || zc->sink_done ||
+	    !size || size > zc->sink->len)
+		return -EPROTO;
+	zc->sink_done = true;
+	zc->sink_wrote = size;
+	/* those bytes were read the moment they landed */
+	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + size);
+	WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + size);
+	ssk->st.bytes_received += size;
+	ssk->st.last_data_recv = jiffies;
+	sdp_zc_wake(&ssk->sk);
+	return 0;
+}
+
+/* Sink: SinkCancelAck, the peer will not write into our SinkAvail. */
+int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (!zc || zc->sink_state != SDP_ZC_SINK_CANCEL || zc->sink_acked)
+		return -EPROTO;
+	zc->sink_acked = true;
+	sdp_zc_wake(&ssk->sk);
+	return 0;
+}
+
+/* Source: the peer offers a buffer (SinkAvail, with its BSDH's mseq_ack):
+ * usable if it had received every data-bearing message we sent.
+ */
+int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_bsdh *h = buf->data;
+	struct sdp_avail_hdr *a = (struct sdp_avail_hdr *)(h + 1);
+	u32 len = be32_to_cpu(a->len);
+
+	if (!len || len > SDP_ZC_ADV_MAX)
+		return -EPROTO;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_SINKAVAIL);
+	ssk->zc_peer_sink.addr = be64_to_cpu(a->addr);
+	ssk->zc_peer_sink.rkey = be32_to_cpu(a->rkey);
+	ssk->zc_peer_sink.len = len;
+	ssk->zc_peer_sink.valid =
+		(s32)(be32_to_cpu(h->mseq_ack) - ssk->zc_data_mseq) >= 0;
+	return 0;
+}
+
+/* Source: SinkAvailCancel; answered once whatever we wrote is reported. */
+void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
+{
+	ssk->zc_peer_sink.valid = false;
+	ssk->zc_cancel_ack = true;
+}
+
+/**
+ * sdp_zc_write - write the next part of a send into the peer's SinkAvail
+ * @ssk: the socket, locked, with a usable SinkAvail of the peer's and
+ *	 nothing queued before it
+ * @msg: the send; its iterator moves past what was written
+ *
+ * RDMA-WRITEs from the sender's pinned pages, queues RdmaWrCompl behind
+ * the writes and waits for them (their pages are pinned).
+ *
+ * Return: bytes written, or a negative errno.
+ */
+ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc *zc = sdp_zc_get(ssk);
+	u32 len, pos = 0, good = 0;
+	int i, n, posted = 0;
+	bool failed = false;
+
+	if (!zc)
+		return -ENOMEM;
+	len = min_t(size_t, iov_iter_single_seg_count(&msg->msg_iter),
+		    min_t(u32, ssk->zc_peer_sink.len,
+			  SDP_ZC_RW_OPS * SDP_ZC_CHUNK));
+	while (pos < len && posted < SDP_ZC_RW_OPS) {
+		n = sdp_zc_rw_prep(ssk, &zc->wr[posted], &msg->msg_iter,
+				   min_t(u32, len - pos, SDP_ZC_CHUNK),
+				   ssk->zc_peer_sink.addr + pos,
+				   ssk->zc_peer_sink.rkey);
+		if (n < 0)
+			break;
+		pos += n;
+		posted++;
+	}
+	if (!posted)
+		return 0;	/* copy instead */
+	ssk->zc_peer_sink.valid = false;
+	ssk->zc_wrcompl = pos;	/* behind the writes, before any data */
+	sdp_tx_flush(ssk);
+
+	release_sock(sk);
+	wait_event(*sk_sleep(sk), sdp_zc_rw_idle(zc->wr));
+	lock_sock(sk);
+	for (i = 0; i < posted; i++) {
+		struct sdp_zc_rw *rw = &zc->wr[i];
+		int p;
+
+		for (p = 0; p < rw->npages; p++)
+			put_page(rw->pages[p]);
+		rw->npages = 0;
+		if (failed || rw->b.status != IB_WC_SUCCESS)
+			failed = true;
+		else
+			good += rw->len;
+	}
+	if (failed)
+		return good ? good : -ECONNRESET;	/* the connection is gone */
+	SDP_ADD_STATS(sock_net(sk), SDP_MIB_TX_ZC_WRITE_BYTES, good);
+	return good;
+}
+
 /* The first SrcAvail in the receive queue that is still to be read. */
 static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 {
@@ -884,10 +1242,15 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 	}
 	for (i = 0; i < zc->nregs; i++)
 		if (zc->reg[i].state != SDP_ZC_REG_FREE)
-			sdp_zc_reg_finish(ssk, &zc->reg[i], false);
+			sdp_zc_reg_finish(ssk, &zc->reg[i], zc->reg[i].sink);
 	zc->nregs = 0;
 	INIT_LIST_HEAD(&zc->src);
 	ssk->zc_cancel = false;
+	ssk->zc_sinkavail = false;
+	ssk->zc_sink_cancel = false;
+	ssk->zc_cancel_ack = false;
+	ssk->zc_wrcompl = 0;
+	ssk->zc_peer_sink.valid = false;
 	sdp_zc_wake(&ssk->sk);
 }
 
