@@ -71,15 +71,17 @@ sdp_stat() {
 	awk -v n="$1" '$1 == n {print $2}' /proc/net/sdpstats
 }
 
-# sdp_tx_bytes / sdp_rx_bytes: payload bytes sent / received by either
-# path, BCopy (Data messages) or ZCopy (SrcAvail, read directly or ahead).
+# sdp_tx_bytes / sdp_rx_bytes: payload bytes sent / received by any path:
+# BCopy (Data messages), SrcAvail (read directly or ahead by the peer),
+# SinkAvail (written into the peer's buffer).
 sdp_tx_bytes() {
-	echo $(($(sdp_stat TxBytes) + $(sdp_stat TxZcopyBytes)))
+	echo $(($(sdp_stat TxBytes) + $(sdp_stat TxZcopyBytes) + \
+		$(sdp_stat TxZcopyWriteBytes)))
 }
 
 sdp_rx_bytes() {
 	echo $(($(sdp_stat RxBytes) + $(sdp_stat RxZcopyDirectBytes) + \
-		$(sdp_stat RxZcopyBounceBytes)))
+		$(sdp_stat RxZcopyBounceBytes) + $(sdp_stat RxZcopySinkBytes)))
 }
 
 # sdp_rdma_objects: QPs, CQs and MRs ib_sdp holds, one count per line.

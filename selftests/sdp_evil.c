@@ -32,8 +32,12 @@
  *                  answer; once the first connection is reset (the
  *                  sender killed, or closed with SO_LINGER {1,0}), read
  *                  with the key again
- * Prints "control: read ok" and then "old key: refused" when the old key
- * no longer works.
+ *   zc-sink-stale  against "sdp_zc holdrecv": take the SinkAvail its
+ *                  recv() offers, write 4 KiB into it on the second
+ *                  connection (the control), answer RdmaWrCompl, wait for
+ *                  the reader's "done", then write with the old key again
+ * Prints "control: read ok" (or "write ok") and then "old key: refused"
+ * when the old key no longer works.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -152,7 +156,7 @@ static int econn_connect(struct econn *e, struct sockaddr_in *dst)
 	hello.version = 0x10;
 	hello.max_adverts = 4;
 	hello.rcv_size = htonl(BUFSZ);
-	hello.caps = htonl(0x1);	/* SrcAvail: we read */
+	hello.caps = htonl(0x3);	/* we read SrcAvails, write SinkAvails */
 	cp.private_data = &hello;
 	cp.private_data_len = sizeof(hello);
 	cp.responder_resources = 1;
@@ -197,8 +201,9 @@ static struct bsdh *econn_recv(struct econn *e, uint8_t mid)
 	return NULL;
 }
 
-static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
-		      uint32_t len)
+/* An RDMA READ (or WRITE) of @len bytes at the peer's @addr. */
+static int econn_rw(struct econn *e, uint64_t addr, uint32_t rkey,
+		    uint32_t len, int write)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)e->rd, .length = len,
 			       .lkey = e->rdmr->lkey };
@@ -208,7 +213,7 @@ static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
 	wr.wr_id = 1000;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_READ;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = addr;
 	wr.wr.rdma.rkey = rkey;
@@ -220,7 +225,14 @@ static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
 	return -1;
 }
 
-static int econn_rdcompl(struct econn *e, uint32_t size)
+static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
+		      uint32_t len)
+{
+	return econn_rw(e, addr, rkey, len, 0);
+}
+
+/* RdmaRdCompl (0x06) or RdmaWrCompl (0x05) for @size bytes. */
+static int econn_compl(struct econn *e, uint8_t mid, uint32_t size)
 {
 	struct bsdh *m = (struct bsdh *)(e->buf + NBUF * BUFSZ);
 	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m) + 4,
@@ -229,7 +241,7 @@ static int econn_rdcompl(struct econn *e, uint32_t size)
 	uint32_t be = htonl(size);
 
 	memset(m, 0, sizeof(*m));
-	m->mid = 0x06;
+	m->mid = mid;
 	m->bufs = htons(NBUF - 1);
 	m->len = htonl(sizeof(*m) + 4);
 	m->mseq = htonl(++e->mseq_out);
@@ -241,6 +253,38 @@ static int econn_rdcompl(struct econn *e, uint32_t size)
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	return ibv_post_send(e->id->qp, &wr, &bad);
+}
+
+/* The sink's key: offered by recv(), then dead once recv() returned. */
+static int zc_sink_case(struct econn *e1, struct econn *e2)
+{
+	struct bsdh *h = econn_recv(e1, 0xfd);
+	uint32_t len, rkey;
+	uint64_t addr;
+	int st;
+
+	if (!h) {
+		printf("no SinkAvail\n");
+		return 1;
+	}
+	memcpy(&len, (char *)(h + 1), 4);
+	memcpy(&rkey, (char *)(h + 1) + 4, 4);
+	memcpy(&addr, (char *)(h + 1) + 8, 8);
+	len = ntohl(len);
+	rkey = ntohl(rkey);
+	addr = be64toh(addr);
+	printf("SinkAvail: %u bytes\n", len);
+	st = econn_rw(e2, addr, rkey, 4096, 1);
+	printf("control: %s\n", st ? ibv_wc_status_str(st) : "write ok");
+	if (st || econn_compl(e1, 0x05, 4096))
+		return 1;
+	if (!econn_recv(e1, 0xff)) {
+		printf("no \"done\" from the reader\n");
+		return 1;
+	}
+	st = econn_rw(e2, addr, rkey, 4096, 1);
+	printf("old key: %s\n", st ? "refused" : "still works");
+	return st ? 0 : 1;
 }
 
 static int zc_case(struct sockaddr_in *dst, const char *c)
@@ -255,6 +299,8 @@ static int zc_case(struct sockaddr_in *dst, const char *c)
 		perror("connect");
 		return 2;
 	}
+	if (!strcmp(c, "zc-sink-stale"))
+		return zc_sink_case(&e1, &e2);
 	h = econn_recv(&e1, 0xfe);
 	if (!h) {
 		printf("no SrcAvail\n");
@@ -275,7 +321,7 @@ static int zc_case(struct sockaddr_in *dst, const char *c)
 
 	if (!strcmp(c, "zc-stale")) {
 		st = econn_read(&e1, addr, rkey, len < RDSZ ? len : RDSZ);
-		if (st || econn_rdcompl(&e1, len)) {
+		if (st || econn_compl(&e1, 0x06, len)) {
 			printf("could not read the SrcAvail\n");
 			return 1;
 		}

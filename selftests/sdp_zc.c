@@ -10,6 +10,11 @@
  *	(read ahead into kernel buffers); every byte checked.
  *   sdp_zc sizes-server ADDR PORT / sdp_zc sizes-client ADDR PORT
  *	the same between two hosts.
+ *   sdp_zc sink ADDR PORT
+ *	the receiver is waiting in recv() with an empty queue before each
+ *	send (threshold, + 1, 512 KiB + 3, 1 MiB, unaligned at both ends):
+ *	its buffer is offered to the peer (SinkAvail), which writes straight
+ *	into it; every byte checked, and the bytes counted as written.
  *   sdp_zc overwrite ADDR PORT
  *	after each blocking send of 1 MiB returns, the sender overwrites its
  *	buffer at once; the receiver, reading as it goes or only later, must
@@ -25,6 +30,10 @@
  *	a receiver killed in the middle of 64 MiB: the blocking ZCopy send
  *	fails instead of hanging; then a sender killed mid-send: the
  *	receiver gets a prefix of the stream, then an end.
+ *   sdp_zc holdrecv ADDR PORT
+ *	for sdp_evil's zc-sink-stale: accept two connections; on the first
+ *	recv() 256 KiB (a SinkAvail), print what came, send 4 bytes "done";
+ *	keep the second until stdin ends.
  *   sdp_zc holdsend ADDR PORT block|linger0
  *	for sdp_evil's stale-key cases: accept two connections; on the first
  *	send 256 KiB, blocking (block, then 4 bytes "done"), or with
@@ -271,6 +280,106 @@ static int run_sizes(int both, int server)
 		CHECK(recv(fd, &st, 1, 0) == 0, "EOF from the receiver");
 	}
 	return check_exit();
+}
+
+/* ---- SinkAvail ------------------------------------------------------- */
+
+static long stat_of(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char n[64];
+	long v = -1, x;
+
+	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
+		if (!strcmp(n, name))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int run_sink(void)
+{
+	int l = listener(port), c, s, p[2], st, i, thresh;
+	unsigned char *buf = malloc((1 << 20) + 4096);
+	uint32_t sizes[4];
+	long before = stat_of("RxZcopySinkBytes"), want = 0;
+	pid_t pid;
+
+	c = connector(port);
+	s = accept_one(l);
+	thresh = zcopy_thresh(s);
+	sizes[0] = thresh;
+	sizes[1] = thresh + 1;
+	sizes[2] = (512 << 10) + 3;
+	sizes[3] = 1 << 20;
+	if (pipe(p))
+		return 2;
+	pid = fork();
+	if (!pid) {
+		char go;
+
+		close(s);
+		for (i = 0; i < 4; i++) {
+			uint32_t j;
+
+			for (j = 0; j < sizes[i]; j++)
+				buf[5 + j] = pat(j, i + 40);
+			/* the receiver is in recv(): its SinkAvail is on the way */
+			if (read(p[0], &go, 1) != 1)
+				_exit(1);
+			usleep(300000);
+			if (send_all(c, buf + 5, sizes[i]))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c);
+	for (i = 0; i < 4; i++) {
+		unsigned char *r = buf + 3;
+		ssize_t got;
+		size_t at;
+
+		if (write(p[1], "g", 1) != 1)
+			return 2;
+		got = recv_all(s, r, sizes[i], sizes[i]);
+		at = got == (ssize_t)sizes[i] ? first_bad(r, got, i + 40) : 0;
+		CHECK(got == (ssize_t)sizes[i] && at == sizes[i],
+		      "%u bytes into a waiting reader's buffer (%zd, first bad %zu)",
+		      sizes[i], got, at);
+		/* a SinkAvail covers one registration: 128 pages, less
+		 * the buffer's offset into its first
+		 */
+		want += sizes[i] < (508 << 10) ? sizes[i] : (508 << 10);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "sender done");
+	CHECK(stat_of("RxZcopySinkBytes") - before >= want,
+	      "written straight into the buffers: %ld bytes (at least %ld)",
+	      stat_of("RxZcopySinkBytes") - before, want);
+	close(s);
+	return check_exit();
+}
+
+static int run_holdrecv(void)
+{
+	int l = listener(port), c1, c2;
+	unsigned char *buf = malloc(256 << 10);
+	char line[64];
+	ssize_t r;
+
+	printf("listening\n");
+	fflush(stdout);
+	c1 = accept_one(l);
+	c2 = accept_one(l);
+	r = recv(c1, buf, 256 << 10, 0);
+	printf("recv: %s\n", r < 0 ? errname(errno) : "some bytes");
+	fflush(stdout);
+	send(c1, "done", 4, MSG_NOSIGNAL);
+	while (fgets(line, sizeof(line), stdin))
+		;
+	close(c2);
+	return 0;
 }
 
 /* ---- overwrite ------------------------------------------------------- */
@@ -587,6 +696,10 @@ int main(int argc, char **argv)
 		return run_sizes(0, 0);
 	if (!strcmp(argv[1], "overwrite"))
 		return run_overwrite();
+	if (!strcmp(argv[1], "sink"))
+		return run_sink();
+	if (!strcmp(argv[1], "holdrecv"))
+		return run_holdrecv();
 	if (!strcmp(argv[1], "msgzc"))
 		return run_msgzc();
 	if (!strcmp(argv[1], "interrupt"))

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Read-based ZCopy (sdp_zc, sdp_evil):
+# ZCopy, read-based (SrcAvail) and write-based (SinkAvail) (sdp_zc,
+# sdp_evil):
 #  - sizes around the threshold (threshold - 1, threshold, + 1, 1 MiB,
 #    16 MiB + 7) from unaligned addresses into unaligned buffers, read in
 #    one piece (straight into the user's pages) and in 1000-byte reads
 #    (read ahead into kernel buffers), every byte checked, and the counters
 #    show that both receive paths and the SrcAvail path moved them;
+#  - a reader waiting with an empty queue offers its buffer (SinkAvail) and
+#    the sender writes straight into it;
 #  - a buffer overwritten as soon as a blocking send returns never changes
 #    what the peer receives;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
@@ -13,8 +16,9 @@
 #  - no key outlives its transfer: a raw-verbs peer reads with an old key
 #    through a second connection to the same device (same protection
 #    domain), after the transfer, after the sender was killed, and after
-#    a close with SO_LINGER {1,0} with a MSG_ZEROCOPY send outstanding; the
-#    same read while the key is live is the control;
+#    a close with SO_LINGER {1,0} with a MSG_ZEROCOPY send outstanding, and
+#    a SinkAvail's key written to after recv() returned; the same access
+#    while the key is live is the control;
 #  - and nothing leaks (sdp_check_clean counts MRs too).
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +39,8 @@ check "SrcAvails carried them" test "$(sdp_stat TxSrcAvail)" -gt 0
 check "read straight into user buffers" test "$(sdp_stat RxZcopyDirectBytes)" -gt 0
 check "and read ahead into kernel buffers" test "$(sdp_stat RxZcopyBounceBytes)" -gt 0
 check "below the threshold, BCopy" test "$(sdp_stat TxData)" -gt 0
+mode sink 8105
+check "SinkAvails offered the buffers" test "$(sdp_stat TxSinkAvail)" -gt 0
 mode overwrite 8110
 mode msgzc 8120
 mode interrupt 8130
@@ -78,5 +84,15 @@ hold() {	# port mode how-to-end
 }
 hold 8160 block kill
 hold 8170 linger0 close
+
+# a SinkAvail's key, once recv() returned
+sleep 60 | sdp_zc holdrecv "$addr" 8180 >/tmp/hold.out 2>&1 &
+sleep 1
+out=$(timeout 60 sdp_evil "$addr" 8180 zc-sink-stale 2>&1)
+echo "$out"
+check "SinkAvail: control: the live key writes" grep -q "control: write ok" <<<"$out"
+check "SinkAvail: once recv() returned the old key is refused" \
+	grep -q "old key: refused" <<<"$out"
+pkill -f "holdrecv $addr 8180"
 sdp_check_clean
 finish

@@ -250,7 +250,8 @@ struct sdp_sock {
 		u64		addr;
 		u32		rkey;
 		u32		len;
-		bool		valid;
+		u32		ack;	/* its mseq_ack */
+		bool		valid;	/* not used nor withdrawn yet */
 	}			zc_peer_sink;
 	struct delayed_work	zc_work;	/* read-ahead */
 };
@@ -456,6 +457,7 @@ int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk);
 int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
 ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg);
+bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
 void sdp_bounce_free(struct sdp_buf *b);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);

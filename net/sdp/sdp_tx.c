@@ -515,7 +515,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			goto out_err;
 
 		/* the peer offers its buffer: write straight into it */
-		if (!no_zc && !uarg && ssk->zc_peer_sink.valid &&
+		if (!no_zc && !uarg && sdp_zc_peer_sink_usable(ssk) &&
 		    list_empty(&ssk->tx_queue) && !ssk->zc_src_count &&
 		    sdp_zc_want(ssk, msg, flags)) {
 			ssize_t wn = sdp_zc_write(ssk, msg);

@@ -1050,8 +1050,11 @@ int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 {
 	struct sdp_zc *zc = ssk->zc;
 
+	/* the source may write only bytes that come next in the stream:
+	 * nothing can be queued before them
+	 */
 	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || zc->sink_done ||
-	    !size || size > zc->sink->len)
+	    !size || size > zc->sink->len || ssk->rcv_nxt != ssk->copied_seq)
 		return -EPROTO;
 	zc->sink_done = true;
 	zc->sink_wrote = size;
@@ -1091,9 +1094,19 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 	ssk->zc_peer_sink.addr = be64_to_cpu(a->addr);
 	ssk->zc_peer_sink.rkey = be32_to_cpu(a->rkey);
 	ssk->zc_peer_sink.len = len;
-	ssk->zc_peer_sink.valid =
-		(s32)(be32_to_cpu(h->mseq_ack) - ssk->zc_data_mseq) >= 0;
+	ssk->zc_peer_sink.ack = be32_to_cpu(h->mseq_ack);
+	ssk->zc_peer_sink.valid = true;
 	return 0;
+}
+
+/* The peer's SinkAvail may be written into only while the peer had
+ * received every data-bearing message we have sent: checked when it is
+ * used, for we may have sent data since it came.
+ */
+bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
+{
+	return ssk->zc_peer_sink.valid &&
+	       (s32)(ssk->zc_peer_sink.ack - ssk->zc_data_mseq) >= 0;
 }
 
 /* Source: SinkAvailCancel; answered once whatever we wrote is reported. */
