@@ -64,11 +64,13 @@ demo:
 	$(MAKE) all
 	testbed/demo
 
-# Not a test: SDP against raw verbs on the same device (testbed/bench).
+# Not a test: SDP against raw verbs on the same device (testbed/bench),
+# ZCopy against BCopy and RDMA READ (testbed/bench-zcopy).
 bench:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/bench $(ROUNDS)
+	testbed/bench-zcopy
 
 checkpatch:
 	testbed/checkpatch

@@ -1021,23 +1021,19 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 		if (ib_post_send(ssk->qp, &wr, NULL))
 			sdp_conn_abort(ssk, ECONNRESET, false);
 	}
-	/* invalidated, or the teardown deregistered the MR */
-	while (reg->state == SDP_ZC_REG_INVALIDATING) {
+	/* Ours to release once our LOCAL_INV is done; otherwise (the
+	 * connection failed) the teardown deregisters the MR, then releases
+	 * it: never the pages while a key to them may work.
+	 */
+	while (reg->state != SDP_ZC_REG_INVALIDATED &&
+	       reg->state != SDP_ZC_REG_FREE) {
 		release_sock(sk);
-		wait_event(*sk_sleep(sk), READ_ONCE(reg->state) !=
-			   SDP_ZC_REG_INVALIDATING);
+		wait_event(*sk_sleep(sk),
+			   READ_ONCE(reg->state) == SDP_ZC_REG_INVALIDATED ||
+			   READ_ONCE(reg->state) == SDP_ZC_REG_FREE);
 		lock_sock(sk);
 	}
-	if (reg->state == SDP_ZC_REG_ADVERTISED &&
-	    test_bit(SDP_F_CONN, &ssk->flags)) {
-		/* the connection failed before the LOCAL_INV: the
-		 * teardown deregisters the MR; wait for it
-		 */
-		release_sock(sk);
-		flush_work(&ssk->teardown_work);
-		lock_sock(sk);
-	}
-	if (reg->state != SDP_ZC_REG_FREE)
+	if (reg->state == SDP_ZC_REG_INVALIDATED)
 		sdp_zc_reg_finish(ssk, reg, true);
 	iov_iter_revert(&msg->msg_iter, n - wrote);
 	if (wrote)
