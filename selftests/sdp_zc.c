@@ -15,6 +15,8 @@
  *	send (threshold, + 1, 512 KiB + 3, 1 MiB, unaligned at both ends):
  *	its buffer is offered to the peer (SinkAvail), which writes straight
  *	into it; every byte checked, and the bytes counted as written.
+ *   sdp_zc sink-server ADDR PORT / sdp_zc sink-client ADDR PORT
+ *	the same between two hosts (the server receives).
  *   sdp_zc overwrite ADDR PORT
  *	after each blocking send of 1 MiB returns, the sender overwrites its
  *	buffer at once; the receiver, reading as it goes or only later, must
@@ -298,66 +300,105 @@ static long stat_of(const char *name)
 	return v;
 }
 
-static int run_sink(void)
+/* The SinkAvail cases: a waiting reader's buffer, unaligned at both ends. */
+static void sink_sizes(int thresh, uint32_t *sizes)
 {
-	int l = listener(port), c, s, p[2], st, i, thresh;
-	unsigned char *buf = malloc((1 << 20) + 4096);
-	uint32_t sizes[4];
-	long before = stat_of("RxZcopySinkBytes"), want = 0;
-	pid_t pid;
-
-	c = connector(port);
-	s = accept_one(l);
-	thresh = zcopy_thresh(s);
 	sizes[0] = thresh;
 	sizes[1] = thresh + 1;
 	sizes[2] = (512 << 10) + 3;
 	sizes[3] = 1 << 20;
-	if (pipe(p))
-		return 2;
-	pid = fork();
-	if (!pid) {
+}
+
+/* Sender: for each case wait for the receiver's go (it is about to wait in
+ * recv(), its SinkAvail on the way), give the SinkAvail time to arrive,
+ * then send.
+ */
+static int sink_send(int fd)
+{
+	unsigned char *buf = malloc((1 << 20) + 4096);
+	uint32_t sizes[4];
+	int i;
+
+	sink_sizes(zcopy_thresh(fd), sizes);
+	for (i = 0; i < 4; i++) {
+		uint32_t j;
 		char go;
 
-		close(s);
-		for (i = 0; i < 4; i++) {
-			uint32_t j;
-
-			for (j = 0; j < sizes[i]; j++)
-				buf[5 + j] = pat(j, i + 40);
-			/* the receiver is in recv(): its SinkAvail is on the way */
-			if (read(p[0], &go, 1) != 1)
-				_exit(1);
-			usleep(300000);
-			if (send_all(c, buf + 5, sizes[i]))
-				_exit(1);
-		}
-		_exit(0);
+		for (j = 0; j < sizes[i]; j++)
+			buf[5 + j] = pat(j, i + 40);
+		if (recv(fd, &go, 1, MSG_WAITALL) != 1)
+			return 1;
+		usleep(300000);
+		if (send_all(fd, buf + 5, sizes[i]))
+			return 1;
 	}
-	close(c);
+	free(buf);
+	return 0;
+}
+
+/* Receiver: every byte right, and (on this host's counters) written
+ * straight into the buffers.
+ */
+static void sink_recv(int fd)
+{
+	unsigned char *buf = malloc((1 << 20) + 4096);
+	long before = stat_of("RxZcopySinkBytes"), want = 0;
+	uint32_t sizes[4];
+	int i;
+
+	sink_sizes(zcopy_thresh(fd), sizes);
 	for (i = 0; i < 4; i++) {
 		unsigned char *r = buf + 3;
 		ssize_t got;
 		size_t at;
 
-		if (write(p[1], "g", 1) != 1)
-			return 2;
-		got = recv_all(s, r, sizes[i], sizes[i]);
+		if (send(fd, "g", 1, MSG_NOSIGNAL) != 1)
+			break;
+		got = recv_all(fd, r, sizes[i], sizes[i]);
 		at = got == (ssize_t)sizes[i] ? first_bad(r, got, i + 40) : 0;
 		CHECK(got == (ssize_t)sizes[i] && at == sizes[i],
 		      "%u bytes into a waiting reader's buffer (%zd, first bad %zu)",
 		      sizes[i], got, at);
-		/* a SinkAvail covers one registration: 128 pages, less
-		 * the buffer's offset into its first
+		/* a SinkAvail covers one registration, 256 pages: at least
+		 * 255 pages' worth of a buffer that starts inside a page
 		 */
-		want += sizes[i] < (508 << 10) ? sizes[i] : (508 << 10);
+		want += sizes[i] < (255 << 12) ? sizes[i] : (255 << 12);
 	}
-	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "sender done");
 	CHECK(stat_of("RxZcopySinkBytes") - before >= want,
 	      "written straight into the buffers: %ld bytes (at least %ld)",
 	      stat_of("RxZcopySinkBytes") - before, want);
-	close(s);
+	free(buf);
+}
+
+/* One process, both ends (both), or one end of a connection between two
+ * hosts: the receiving server or the sending client.
+ */
+static int run_sink(int both, int server)
+{
+	int l = -1, fd, st;
+	pid_t pid = 0;
+
+	if (both || server)
+		l = listener(port);
+	if (both) {
+		pid = fork();
+		if (!pid)
+			_exit(sink_send(connector(port)));
+	}
+	if (both || server) {
+		fd = accept_one(l);
+		sink_recv(fd);
+		close(fd);
+		if (pid) {
+			waitpid(pid, &st, 0);
+			CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "sender done");
+		}
+	} else {
+		fd = connector(port);
+		CHECK(!sink_send(fd), "all sent");
+		shutdown(fd, SHUT_WR);
+		CHECK(recv(fd, &st, 1, 0) == 0, "EOF from the receiver");
+	}
 	return check_exit();
 }
 
@@ -697,7 +738,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "overwrite"))
 		return run_overwrite();
 	if (!strcmp(argv[1], "sink"))
-		return run_sink();
+		return run_sink(1, 0);
+	if (!strcmp(argv[1], "sink-server"))
+		return run_sink(0, 1);
+	if (!strcmp(argv[1], "sink-client"))
+		return run_sink(0, 0);
 	if (!strcmp(argv[1], "holdrecv"))
 		return run_holdrecv();
 	if (!strcmp(argv[1], "msgzc"))

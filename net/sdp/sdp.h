@@ -68,8 +68,8 @@
 
 /* ZCopy (sdp_zcopy.c) */
 #define SDP_ZC_REGS		8	/* SrcAvails outstanding per connection */
-#define SDP_ZC_REG_PAGES	128	/* pages one SrcAvail covers (512 KiB) */
-#define SDP_ZC_CHUNK		(128 * 1024)	/* bytes one RDMA READ op moves */
+#define SDP_ZC_REG_PAGES	256	/* pages one SrcAvail covers (1 MiB) */
+#define SDP_ZC_CHUNK		(256 * 1024)	/* bytes one RDMA READ op moves */
 #define SDP_ZC_CHUNK_PAGES	(SDP_ZC_CHUNK / PAGE_SIZE + 1)
 #define SDP_ZC_RW_OPS		4	/* RDMA READ ops in flight per connection */
 #define SDP_ZC_RW_SGE		16	/* most SGEs one READ work request takes */
@@ -254,6 +254,7 @@ struct sdp_sock {
 		bool		valid;	/* not used nor withdrawn yet */
 	}			zc_peer_sink;
 	struct delayed_work	zc_work;	/* read-ahead */
+	wait_queue_head_t	zc_wait;	/* RDMA ops, keys settling */
 };
 
 static inline struct sdp_sock *sdp_sk(const struct sock *sk)

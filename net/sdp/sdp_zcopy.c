@@ -115,10 +115,16 @@ enum sdp_zc_sink_state {
 	SDP_ZC_SINK_CANCEL,	/* SinkAvailCancel queued or sent */
 };
 
+/* A ZCopy state changed: wake the socket's waiters (readers, writers,
+ * poll) and those waiting for RDMA ops and keys to settle (zc_wait, which,
+ * unlike the socket's wait queue, outlives the file: the read-ahead work
+ * waits there for a socket that may be closed meanwhile).
+ */
 static void sdp_zc_wake(struct sock *sk)
 {
 	struct socket_wq *wq;
 
+	wake_up_all(&sdp_sk(sk)->zc_wait);
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
 	if (skwq_has_sleeper(wq))
@@ -442,7 +448,7 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 	sdp_tx_flush(ssk);
 	while (ssk->zc_src_count && sdp_conn_usable(ssk) && grace > 0) {
 		release_sock(sk);
-		grace = wait_event_timeout(*sk_sleep(sk),
+		grace = wait_event_timeout(ssk->zc_wait,
 					   !READ_ONCE(ssk->zc_src_count) ||
 					   !sdp_conn_usable(ssk), grace);
 		lock_sock(sk);
@@ -762,7 +768,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 	}
 
 	release_sock(sk);
-	wait_event(*sk_sleep(sk), sdp_zc_rw_idle(zc->rd));
+	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->rd));
 	lock_sock(sk);
 
 	/* the ops completed in order: the good ones come first */
@@ -835,7 +841,7 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 	if (ssk->zc && ssk->zc->fetching) {
 		/* read-ahead or another reader is at it */
 		release_sock(sk);
-		wait_event(*sk_sleep(sk), !READ_ONCE(ssk->zc->fetching));
+		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
 		lock_sock(sk);
 		return 0;
 	}
@@ -876,7 +882,7 @@ void sdp_zc_quiesce(struct sdp_sock *ssk)
 
 	while (ssk->zc && ssk->zc->fetching) {
 		release_sock(sk);
-		wait_event(*sk_sleep(sk), !READ_ONCE(ssk->zc->fetching));
+		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
 		lock_sock(sk);
 	}
 }
@@ -995,7 +1001,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 		sdp_tx_flush(ssk);
 		while (!sdp_zc_sink_settled(ssk) && grace > 0) {
 			release_sock(sk);
-			grace = wait_event_timeout(*sk_sleep(sk),
+			grace = wait_event_timeout(ssk->zc_wait,
 						   sdp_zc_sink_settled(ssk), grace);
 			lock_sock(sk);
 		}
@@ -1028,7 +1034,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	while (reg->state != SDP_ZC_REG_INVALIDATED &&
 	       reg->state != SDP_ZC_REG_FREE) {
 		release_sock(sk);
-		wait_event(*sk_sleep(sk),
+		wait_event(ssk->zc_wait,
 			   READ_ONCE(reg->state) == SDP_ZC_REG_INVALIDATED ||
 			   READ_ONCE(reg->state) == SDP_ZC_REG_FREE);
 		lock_sock(sk);
@@ -1153,7 +1159,7 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 	sdp_tx_flush(ssk);
 
 	release_sock(sk);
-	wait_event(*sk_sleep(sk), sdp_zc_rw_idle(zc->wr));
+	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->wr));
 	lock_sock(sk);
 	for (i = 0; i < posted; i++) {
 		struct sdp_zc_rw *rw = &zc->wr[i];
@@ -1204,7 +1210,8 @@ static void sdp_zc_work(struct work_struct *work)
 	struct sock *sk = &ssk->sk;
 	struct sdp_buf *adv;
 
-	if (!sdp_timer_claim(ssk, SDP_F_ZC_TIMER))
+	/* closed: its unread data is discarded, no need to fetch it */
+	if (!sdp_timer_claim(ssk, SDP_F_ZC_TIMER) || sock_flag(sk, SOCK_DEAD))
 		goto out;
 	while (sdp_conn_usable(ssk) && !(ssk->zc && ssk->zc->fetching)) {
 		adv = sdp_zc_first_adv(ssk);
@@ -1272,5 +1279,6 @@ void sdp_zc_free(struct sdp_sock *ssk)
 
 void sdp_zc_init(struct sdp_sock *ssk)
 {
+	init_waitqueue_head(&ssk->zc_wait);
 	INIT_DELAYED_WORK(&ssk->zc_work, sdp_zc_work);
 }
