@@ -32,6 +32,9 @@
  *	a receiver killed in the middle of 64 MiB: the blocking ZCopy send
  *	fails instead of hanging; then a sender killed mid-send: the
  *	receiver gets a prefix of the stream, then an end.
+ *   sdp_zc closeahead ADDR PORT
+ *	twenty times: a receiver that never reads closes while its SrcAvails
+ *	are being read ahead; the blocking sender gets a reset.
  *   sdp_zc holdrecv ADDR PORT
  *	for sdp_evil's zc-sink-stale: accept two connections; on the first
  *	recv() 256 KiB (a SinkAvail), print what came, send 4 bytes "done";
@@ -682,6 +685,47 @@ static int run_kill(void)
 	return check_exit();
 }
 
+/* ---- closed while reading ahead ------------------------------------------ */
+
+/* The receiver never reads: the module reads the SrcAvails ahead, and the
+ * receiver closes at some point of that (unread data: a reset, as TCP).
+ * The sender's blocking send must fail, and the module must survive the
+ * read-ahead of a socket closed under it.
+ */
+static int run_closeahead(void)
+{
+	enum { N = 8 << 20, ROUNDS = 20 };
+	int l = listener(port), c, s, st, i, resets = 0;
+	unsigned char *buf = malloc(N);
+	pid_t pid;
+
+	memset(buf, 'c', N);
+	for (i = 0; i < ROUNDS; i++) {
+		c = connector(port);
+		s = accept_one(l);
+		pid = fork();
+		if (!pid) {
+			int err;
+
+			close(s);
+			err = send_all(c, buf, N);
+			if (err != ECONNRESET && err != EPIPE)
+				printf("# send: %s\n", errname(err)), fflush(stdout);
+			_exit(err == ECONNRESET || err == EPIPE ? 0 : 1);
+		}
+		close(c);
+		usleep((i % 10) * 3000);
+		close(s);
+		waitpid(pid, &st, 0);
+		resets += WIFEXITED(st) && !WEXITSTATUS(st);
+	}
+	CHECK(resets == ROUNDS,
+	      "receiver closed during read-ahead: every send reset (%d of %d)",
+	      resets, ROUNDS);
+	close(l);
+	return check_exit();
+}
+
 /* ---- holdsend (sdp_evil's stale-key cases) ------------------------------ */
 
 static int run_holdsend(const char *mode)
@@ -751,6 +795,8 @@ int main(int argc, char **argv)
 		return run_interrupt();
 	if (!strcmp(argv[1], "kill"))
 		return run_kill();
+	if (!strcmp(argv[1], "closeahead"))
+		return run_closeahead();
 	if (!strcmp(argv[1], "holdsend") && argc == 5)
 		return run_holdsend(argv[4]);
 	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);

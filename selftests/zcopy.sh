@@ -12,7 +12,8 @@
 #  - a buffer overwritten as soon as a blocking send returns never changes
 #    what the peer receives;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
-#  - a signal every millisecond at both ends, and killed peers;
+#  - a signal every millisecond at both ends, killed peers, and receivers
+#    closed while their SrcAvails are read ahead;
 #  - no key outlives its transfer: a raw-verbs peer reads with an old key
 #    through a second connection to the same device (same protection
 #    domain), after the transfer, after the sender was killed, and after
@@ -45,6 +46,7 @@ mode overwrite 8110
 mode msgzc 8120
 mode interrupt 8130
 mode kill 8140
+mode closeahead 8145
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
 # stale keys

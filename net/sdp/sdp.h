@@ -236,6 +236,8 @@ struct sdp_sock {
 	u8			peer_adverts;	/* SrcAvails the peer takes */
 	u32			zc_src_count;	/* SrcAvails advertised, not done */
 	u32			zc_src_bytes;	/* their bytes, for SIOCOUTQ */
+	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
+	u64			zc_read_total;	/* of them, reported read */
 	u32			zc_rx_count;	/* peer's SrcAvails not yet read */
 	u32			zc_bounce;	/* bytes read ahead, not yet read */
 	u32			zc_rdcompl;	/* bytes read, RdmaRdCompl to send */

@@ -482,8 +482,9 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	int flags = msg->msg_flags;
 	struct ubuf_info *uarg = NULL;
 	bool zc_used = false, no_zc = false;
+	size_t copied = 0, zc_off = 0, zc_bytes = 0;
 	struct sdp_buf *buf;
-	size_t copied = 0;
+	u64 zc_base = 0;
 	long timeo;
 	int err;
 
@@ -538,6 +539,12 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 				goto out_err;
 			}
 			if (zn) {
+				if (!zc_bytes) {
+					/* where this call's SrcAvails start */
+					zc_base = ssk->zc_adv_total - zn;
+					zc_off = copied;
+				}
+				zc_bytes += zn;
 				copied += zn;
 				zc_used = true;
 				continue;
@@ -591,9 +598,21 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 
 out_err:
 	sdp_tx_flush(ssk);
-	/* a blocking ZCopy send returns once the peer has its bytes */
-	if (zc_used && !uarg)
+	/* A blocking ZCopy send returns once the peer has its bytes.  If the
+	 * connection failed first, only those the peer reported read (in
+	 * stream order) count as sent, as a TCP send blocked when a reset
+	 * comes returns what it queued: the next send reports the error.
+	 */
+	if (zc_used && !uarg) {
+		s64 rd;
+
 		sdp_zc_send_wait(ssk, &timeo);
+		rd = clamp_t(s64, ssk->zc_read_total - zc_base, 0, zc_bytes);
+		if (rd < zc_bytes && (sk->sk_err || !sdp_conn_usable(ssk))) {
+			copied = zc_off + rd;
+			err = -EPIPE;
+		}
+	}
 	if (uarg) {
 		if (!zc_used)
 			uarg_to_msgzc(uarg)->zerocopy = 0;

@@ -377,6 +377,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	list_add_tail(&reg->node, &zc->src);
 	ssk->zc_src_count++;
 	ssk->zc_src_bytes += n;
+	ssk->zc_adv_total += n;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
 	*sent = n;
@@ -488,6 +489,7 @@ int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 	if (!size || size > left)
 		return -EPROTO;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
+	ssk->zc_read_total += size;
 
 	list_for_each_entry_safe(reg, tmp, &zc->src, node) {
 		u32 take = min(size, reg->len - reg->done);
