@@ -11,6 +11,7 @@
 #    the sender writes straight into it;
 #  - a buffer overwritten as soon as a blocking send returns never changes
 #    what the peer receives;
+#  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
 #    closed while their SrcAvails are read ahead;
@@ -41,6 +42,18 @@ check "read straight into user buffers" test "$(sdp_stat RxZcopyDirectBytes)" -g
 check "and read ahead into kernel buffers" test "$(sdp_stat RxZcopyBounceBytes)" -gt 0
 check "below the threshold, BCopy" test "$(sdp_stat TxData)" -gt 0
 mode sink 8105
+
+# past RLIMIT_MEMLOCK (no CAP_IPC_LOCK, 32 KiB): every send is copied
+# instead, and nothing fails
+srcavail=$(sdp_stat TxSrcAvail) fallbacks=$(sdp_stat ZcopyFallbacks)
+out=$(timeout 300 setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
+	bash -c "ulimit -l 32; exec sdp_zc sizes $addr 8107" 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "past RLIMIT_MEMLOCK: every size arrives whole" 0 "$rc"
+check_eq "no SrcAvail was sent" "$srcavail" "$(sdp_stat TxSrcAvail)"
+check "the sends fell back to BCopy" \
+	test "$(sdp_stat ZcopyFallbacks)" -gt "$fallbacks"
 check "SinkAvails offered the buffers" test "$(sdp_stat TxSinkAvail)" -gt 0
 mode overwrite 8110
 mode msgzc 8120
