@@ -253,8 +253,7 @@ static struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc)
 	return NULL;
 }
 
-/*
- * Pin the next part of @iter (one contiguous user range, as much as one MR
+/* Pin the next part of @iter (one contiguous user range, as much as one MR
  * maps), charge it to RLIMIT_MEMLOCK unless @uarg does, map it and
  * register it for the peer with @access over exactly those bytes (a fresh
  * key).  The iterator moves past it.  Returns the bytes registered or a
@@ -888,7 +887,6 @@ void sdp_zc_quiesce(struct sdp_sock *ssk)
 		lock_sock(sk);
 	}
 }
-
 
 /* ---- write-based ZCopy: SinkAvail ---------------------------------- */
 
