@@ -193,8 +193,16 @@ static inline const char *pmask(int fd, int ms)
 static inline bool wait_for(int fd, short events, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = events };
+	int n;
 
-	return poll(&p, 1, ms) > 0 && (p.revents & events);
+	/* a signal (SIGURG, say) may come first: wait again, in 10 ms steps */
+	while ((n = poll(&p, 1, ms < 10 ? ms : 10)) == 0 ||
+	       (n < 0 && errno == EINTR)) {
+		if (ms <= 0)
+			return false;
+		ms -= 10;
+	}
+	return n > 0 && (p.revents & events);
 }
 
 /* recv() into a string: "N:bytes" or the errno's name. */
