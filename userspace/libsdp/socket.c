@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsdp: the interposed socket calls.
+ *
+ * socket() makes the TCP socket the program asked for and tracks it: which
+ * transport it gets depends on the address, known only later.
+ *
+ *   bind()     the server rules for the address: "sdp" swaps an SDP socket
+ *              in and binds it; "both" binds the TCP socket and an SDP twin
+ *              on the same port; "tcp" binds as asked.
+ *   listen()   listens on what bind() prepared (a socket never bound is
+ *              looked up as the wildcard address, port 0).
+ *   connect()  the client rules for the peer: "sdp" connects over SDP or
+ *              fails; "both" tries SDP and, on an error that says the peer
+ *              has no SDP, carries on over TCP, also when a non-blocking
+ *              connect fails later (see wait.c).
+ *   accept()   on a "both" listener, a connection from either socket.
+ *   close(), dup*(), fcntl(F_DUPFD*)  keep the descriptor table true.
+ *   setsockopt() records options for a later swap; getsockopt() answers
+ *              as for TCP where the SDP socket would say otherwise.
+ *
+ * A rule "sdp" whose SDP socket cannot be made (no ib_sdp) fails the call
+ * with socket()'s errno (EAFNOSUPPORT).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "real.h"
+#include "state.h"
+#include "swap.h"
+
+#define SDP_EXPORT __attribute__((visibility("default")))
+
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY	60
+#endif
+
+static bool sdp_is_tcp(int domain, int type, int protocol)
+{
+	return (domain == AF_INET || domain == AF_INET6) &&
+	       (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_STREAM &&
+	       (protocol == 0 || protocol == IPPROTO_TCP);
+}
+
+static int sdp_fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+SDP_EXPORT int socket(int domain, int type, int protocol)
+{
+	int fd;
+
+	sdp_init();
+	fd = sdp_real.socket(domain, type, protocol);
+	if (fd < 0 || !sdp_settings.any_sdp ||
+	    !sdp_is_tcp(domain, type, protocol))
+		return fd;
+	sdp_lock();
+	if (!sdp_sock_track(fd, domain))
+		sdp_log(SDP_LOG_ERR, "out of memory: descriptor %d stays TCP",
+			fd);
+	sdp_unlock();
+	return fd;
+}
+
+/* The wildcard address of @domain, port @port (network order). */
+static socklen_t sdp_any(int domain, struct sockaddr_storage *ss,
+			 in_port_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (domain == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = port;
+		return sizeof(*sin6);
+	}
+	((struct sockaddr_in *)ss)->sin_family = AF_INET;
+	((struct sockaddr_in *)ss)->sin_port = port;
+	return sizeof(struct sockaddr_in);
+}
+
+SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct sdp_sock *s;
+	enum sdp_use use;
+	int ret, err;
+
+	sdp_init();
+	if (!sdp_fd_tracked(fd))
+		return sdp_real.bind(fd, addr, len);
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (!s || s->state != SDP_SOCK_UNDECIDED || s->bound ||
+	    len > sizeof(s->bind_addr)) {
+		sdp_unlock();
+		return sdp_real.bind(fd, addr, len);
+	}
+	use = sdp_decide(SDP_ROLE_SERVER, addr, len);
+	if (use == SDP_USE_SDP) {
+		err = sdp_swap(fd, s, true);
+		if (err) {
+			sdp_log(SDP_LOG_WARN, "bind: no SDP socket: %s",
+				strerror(-err));
+			sdp_unlock();
+			return sdp_fail(-err);
+		}
+		sdp_sock_set_state(s, SDP_SOCK_SDP);
+	}
+	ret = sdp_real.bind(fd, addr, len);
+	if (!ret) {
+		s->bound = true;
+		s->bind_len = len;
+		memcpy(&s->bind_addr, addr, len);
+		if (use == SDP_USE_BOTH) {
+			s->twin = sdp_twin_open(fd, s);
+			if (s->twin < 0)
+				sdp_log(SDP_LOG_INFO, "bind: TCP only, no SDP twin: %s",
+					strerror(-s->twin));
+		}
+	}
+	sdp_unlock();
+	return ret;
+}
+
+/* Under the lock: listen on @s's twin too, or give it up. */
+static void sdp_listen_twin(int fd, struct sdp_sock *s, int backlog)
+{
+	if (s->twin >= 0 && sdp_real.listen(s->twin, backlog)) {
+		sdp_log(SDP_LOG_INFO, "listen: TCP only, the SDP twin cannot listen: %m");
+		sdp_sock_close_twin(s);
+	}
+	if (s->twin < 0) {
+		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		return;
+	}
+	sdp_sock_set_state(s, SDP_SOCK_BOTH_LISTEN);
+	sdp_twin_register(s);
+	sdp_log(SDP_LOG_DEBUG, "descriptor %d listens on TCP and SDP", fd);
+}
+
+SDP_EXPORT int listen(int fd, int backlog)
+{
+	struct sockaddr_storage any;
+	struct sdp_sock *s;
+	enum sdp_use use;
+	int ret, err;
+
+	sdp_init();
+	if (!sdp_fd_tracked(fd))
+		return sdp_real.listen(fd, backlog);
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (!s) {
+		sdp_unlock();
+		return sdp_real.listen(fd, backlog);
+	}
+	switch (s->state) {
+	case SDP_SOCK_UNDECIDED:
+		if (s->bound) {
+			ret = sdp_real.listen(fd, backlog);
+			if (!ret)
+				sdp_listen_twin(fd, s, backlog);
+			break;
+		}
+		use = sdp_decide(SDP_ROLE_SERVER, (struct sockaddr *)&any,
+				 sdp_any(s->domain, &any, 0));
+		if (use == SDP_USE_SDP) {
+			err = sdp_swap(fd, s, true);
+			if (err) {
+				sdp_unlock();
+				return sdp_fail(-err);
+			}
+			sdp_sock_set_state(s, SDP_SOCK_SDP);
+			ret = sdp_real.listen(fd, backlog);
+			break;
+		}
+		ret = sdp_real.listen(fd, backlog);
+		if (ret || use == SDP_USE_TCP) {
+			if (!ret)
+				sdp_sock_set_state(s, SDP_SOCK_TCP);
+			break;
+		}
+		s->twin = sdp_twin_open(fd, s);
+		sdp_listen_twin(fd, s, backlog);
+		break;
+	case SDP_SOCK_BOTH_LISTEN:
+		ret = sdp_real.listen(fd, backlog);
+		if (!ret)
+			sdp_real.listen(s->twin, backlog);
+		break;
+	default:
+		ret = sdp_real.listen(fd, backlog);
+		break;
+	}
+	sdp_unlock();
+	return ret;
+}
+
+/* connect() again on a socket whose "both" connect is under way. */
+static int sdp_connect_again(int fd, struct sdp_sock *s,
+			     const struct sockaddr *addr, socklen_t len)
+{
+	enum sdp_check c = sdp_connect_check(fd, s);
+	int ret, err = s->pending_err;
+
+	if (c == SDP_CHECK_DONE && err) {
+		s->pending_err = 0;
+		sdp_unlock();
+		return sdp_fail(err);
+	}
+	sdp_unlock();
+	ret = sdp_real.connect(fd, addr, len);
+	/* the program's second call: the TCP connect started for it is
+	 * one already under way
+	 */
+	if (ret && errno == EINPROGRESS && c == SDP_CHECK_FELL_BACK)
+		errno = EALREADY;
+	return ret;
+}
+
+SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct sdp_sock *s;
+	enum sdp_use use;
+	int ret, err;
+
+	sdp_init();
+	if (!sdp_fd_tracked(fd))
+		return sdp_real.connect(fd, addr, len);
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (s && s->state == SDP_SOCK_BOTH_CONNECT)
+		return sdp_connect_again(fd, s, addr, len);
+	if (!s || s->state != SDP_SOCK_UNDECIDED || !addr ||
+	    len > sizeof(s->peer) ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)) {
+		sdp_unlock();
+		return sdp_real.connect(fd, addr, len);
+	}
+	use = sdp_decide(SDP_ROLE_CLIENT, addr, len);
+	sdp_sock_close_twin(s);	/* a server rule's, for a bind */
+	if (use == SDP_USE_TCP) {
+		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		sdp_unlock();
+		return sdp_real.connect(fd, addr, len);
+	}
+	err = sdp_swap(fd, s, true);
+	if (!err) {
+		err = sdp_rebind(fd, s);
+		if (err && use == SDP_USE_BOTH) {
+			/* back to a TCP socket bound as the program asked */
+			int e2 = sdp_swap(fd, s, false);
+
+			if (!e2)
+				e2 = sdp_rebind(fd, s);
+			if (e2) {
+				sdp_unlock();
+				return sdp_fail(-e2);
+			}
+		}
+	}
+	if (err) {
+		if (use == SDP_USE_SDP) {
+			sdp_log(SDP_LOG_WARN, "connect: no SDP socket: %s",
+				strerror(-err));
+			sdp_unlock();
+			return sdp_fail(-err);
+		}
+		sdp_log(SDP_LOG_INFO, "connect: no SDP socket (%s), TCP instead",
+			strerror(-err));
+		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		sdp_unlock();
+		return sdp_real.connect(fd, addr, len);
+	}
+	if (use == SDP_USE_SDP) {
+		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_unlock();
+		return sdp_real.connect(fd, addr, len);
+	}
+	memcpy(&s->peer, addr, len);
+	s->peer_len = len;
+	sdp_sock_set_state(s, SDP_SOCK_BOTH_CONNECT);
+	sdp_unlock();
+
+	ret = sdp_real.connect(fd, addr, len);
+	err = ret ? errno : 0;
+	if (err == EINPROGRESS || err == EINTR || err == EALREADY)
+		return ret;	/* poll(), epoll or connect() again tell */
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (!s || s->state != SDP_SOCK_BOTH_CONNECT) {
+		/* another thread looked at it meanwhile */
+		sdp_unlock();
+		return ret ? sdp_fail(err) : 0;
+	}
+	if (!err || !sdp_fallback_errno(err)) {
+		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_unlock();
+		return ret ? sdp_fail(err) : 0;
+	}
+	sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)", fd,
+		strerror(err));
+	err = sdp_swap(fd, s, false);
+	if (!err)
+		err = sdp_rebind(fd, s);
+	sdp_sock_set_state(s, SDP_SOCK_TCP);
+	sdp_unlock();
+	if (err)
+		return sdp_fail(-err);
+	sdp_log(SDP_LOG_INFO, "descriptor %d: no SDP connection, TCP instead",
+		fd);
+	return sdp_real.connect(fd, addr, len);
+}
+
+/* SO_RCVTIMEO of @fd in ms, -1 for none. */
+static int sdp_rcvtimeo_ms(int fd)
+{
+	struct timeval tv = { 0, 0 };
+	socklen_t len = sizeof(tv);
+
+	if (sdp_real.getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) ||
+	    (!tv.tv_sec && !tv.tv_usec))
+		return -1;
+	return tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
+}
+
+/* After EINTR: would the kernel have restarted the call?  Only if every
+ * signal with a handler has SA_RESTART (which one came is not known).
+ */
+static bool sdp_restartable(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigaction(sig, NULL, &sa))
+			continue;
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN &&
+		    !(sa.sa_flags & SA_RESTART))
+			return false;
+	}
+	return true;
+}
+
+/* accept() on a "both" listener: from whichever has a connection. */
+static int sdp_accept_both(int fd, int twin, struct sockaddr *addr,
+			   socklen_t *len, int flags)
+{
+	int nonblock = sdp_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
+	int timeout = nonblock ? 0 : sdp_rcvtimeo_ms(fd);
+	struct pollfd p[2];
+	int n, ret;
+
+	for (;;) {
+		p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = twin, .events = POLLIN };
+		n = sdp_real.poll(p, 2, 0);
+		if (n > 0 && (p[1].revents & POLLIN)) {
+			ret = sdp_real.accept4(twin, addr, len, flags);
+			if (ret >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+				return ret;
+		}
+		if (n > 0 && p[0].revents)
+			return sdp_real.accept4(fd, addr, len, flags);
+		if (nonblock)
+			return sdp_fail(EAGAIN);
+		n = sdp_real.poll(p, 2, timeout);
+		if (n == 0)
+			return sdp_fail(EAGAIN);	/* SO_RCVTIMEO */
+		if (n < 0 && errno == EINTR && !sdp_restartable())
+			return -1;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
+		      int flags)
+{
+	struct sdp_sock *s;
+	int twin = -1;
+
+	if (sdp_fd_tracked(fd)) {
+		sdp_lock();
+		s = sdp_sock_get(fd);
+		if (s && s->state == SDP_SOCK_BOTH_LISTEN)
+			twin = s->twin;
+		sdp_unlock();
+	}
+	if (twin >= 0)
+		return sdp_accept_both(fd, twin, addr, len, flags);
+	return sdp_real.accept4(fd, addr, len, flags);
+}
+
+SDP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	sdp_init();
+	if (!sdp_fd_tracked(fd))
+		return sdp_real.accept(fd, addr, len);
+	return sdp_accept(fd, addr, len, 0);
+}
+
+SDP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len,
+		       int flags)
+{
+	sdp_init();
+	return sdp_accept(fd, addr, len, flags);
+}
+
+/* Before @fd is closed or replaced. */
+static void sdp_forget(int fd)
+{
+	if (!sdp_fd_tracked(fd) && !sdp_fd_is_epfd(fd))
+		return;
+	sdp_lock();
+	sdp_fd_detach(fd);
+	if (sdp_fd_is_epfd(fd))
+		sdp_epfd_closed(fd);
+	sdp_unlock();
+}
+
+SDP_EXPORT int close(int fd)
+{
+	sdp_init();
+	sdp_forget(fd);
+	return sdp_real.close(fd);
+}
+
+/* @nfd is a new copy of @fd. */
+static void sdp_copied(int fd, int nfd)
+{
+	struct sdp_sock *s;
+
+	if (nfd < 0 || nfd == fd || !sdp_fd_tracked(fd))
+		return;
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (s)
+		sdp_fd_attach(nfd, s);
+	sdp_unlock();
+}
+
+SDP_EXPORT int dup(int fd)
+{
+	int nfd;
+
+	sdp_init();
+	nfd = sdp_real.dup(fd);
+	sdp_copied(fd, nfd);
+	return nfd;
+}
+
+SDP_EXPORT int dup2(int fd, int nfd)
+{
+	int ret;
+
+	sdp_init();
+	if (fd == nfd || sdp_real.fcntl(fd, F_GETFD) < 0)
+		return sdp_real.dup2(fd, nfd);
+	sdp_forget(nfd);
+	ret = sdp_real.dup2(fd, nfd);
+	sdp_copied(fd, ret);
+	return ret;
+}
+
+SDP_EXPORT int dup3(int fd, int nfd, int flags)
+{
+	int ret;
+
+	sdp_init();
+	if (fd == nfd || sdp_real.fcntl(fd, F_GETFD) < 0)
+		return sdp_real.dup3(fd, nfd, flags);
+	sdp_forget(nfd);
+	ret = sdp_real.dup3(fd, nfd, flags);
+	sdp_copied(fd, ret);
+	return ret;
+}
+
+/* fcntl(): copies, and a "both" listener's twin follows its flags and
+ * owner (O_ASYNC, F_SETOWN: SIGIO for SDP connections too).
+ */
+static int sdp_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	struct sdp_sock *s;
+	int ret;
+
+	ret = real(fd, cmd, arg);
+	if (ret < 0 || !sdp_fd_tracked(fd))
+		return ret;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		sdp_copied(fd, ret);
+		break;
+	case F_SETFL:
+	case F_SETOWN:
+	case F_SETOWN_EX:
+	case F_SETSIG:
+		sdp_lock();
+		s = sdp_sock_get(fd);
+		if (s && s->twin >= 0)
+			real(s->twin, cmd, cmd == F_SETFL ?
+			     (void *)((long)arg | O_NONBLOCK) : arg);
+		sdp_unlock();
+		break;
+	}
+	return ret;
+}
+
+SDP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	sdp_init();
+	return sdp_fcntl(sdp_real.fcntl, fd, cmd, arg);
+}
+
+SDP_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	sdp_init();
+	return sdp_fcntl(sdp_real.fcntl64, fd, cmd, arg);
+}
+
+SDP_EXPORT int setsockopt(int fd, int level, int name, const void *val,
+			  socklen_t len)
+{
+	struct sdp_sock *s;
+	int ret;
+
+	sdp_init();
+	ret = sdp_real.setsockopt(fd, level, name, val, len);
+	if (ret && errno == EOPNOTSUPP && level == SOL_SOCKET &&
+	    name == SO_ZEROCOPY && sdp_fd_is_sdp(fd))
+		ret = sdp_setsockopt_sdp(fd, level, name, val, len);
+	if (ret || !sdp_fd_tracked(fd))
+		return ret;
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (s && s->state != SDP_SOCK_SDP && s->state != SDP_SOCK_TCP) {
+		/* for a socket put in its place, and for the twin */
+		if (sdp_sock_record_opt(s, level, name, val, len))
+			sdp_log(SDP_LOG_WARN, "option %d/%d not recorded: it will not follow a change of socket",
+				level, name);
+		if (s->twin >= 0)
+			sdp_setsockopt_sdp(s->twin, level, name, val, len);
+	}
+	sdp_unlock();
+	return 0;
+}
+
+SDP_EXPORT int getsockopt(int fd, int level, int name, void *val,
+			  socklen_t *len)
+{
+	struct sdp_sock *s;
+	int ret, *v = val;
+
+	sdp_init();
+	if (level == SOL_SOCKET && name == SO_ERROR && sdp_fd_tracked(fd) &&
+	    val && len && *len >= sizeof(int)) {
+		sdp_lock();
+		s = sdp_sock_get(fd);
+		if (s && s->state == SDP_SOCK_BOTH_CONNECT &&
+		    sdp_connect_check(fd, s) == SDP_CHECK_FELL_BACK) {
+			/* the program asks without waiting (no poll, no
+			 * epoll): it gets the TCP connect's outcome
+			 */
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			sdp_unlock();
+			while (sdp_real.poll(&p, 1, -1) < 0 && errno == EINTR)
+				;
+			sdp_lock();
+		}
+		if (s && s->pending_err) {
+			*v = s->pending_err;
+			*len = sizeof(int);
+			s->pending_err = 0;
+			sdp_unlock();
+			return 0;
+		}
+		sdp_unlock();
+	}
+	ret = sdp_real.getsockopt(fd, level, name, val, len);
+	if (ret || level != SOL_SOCKET || !val || !len || *len < sizeof(int))
+		return ret;
+	/* an SDP socket is a TCP socket to the program */
+	if (name == SO_DOMAIN && *v == sdp_settings.af_sdp)
+		*v = AF_INET;
+	else if (name == SO_DOMAIN && *v == sdp_settings.af_sdp6)
+		*v = AF_INET6;
+	else if (name == SO_PROTOCOL && *v == 0 && sdp_fd_is_sdp(fd))
+		*v = IPPROTO_TCP;
+	return ret;
+}
+
+/* The SDP families' addresses are AF_INET and AF_INET6 ones. */
+static void sdp_fix_family(struct sockaddr *addr, socklen_t *len)
+{
+	if (!addr || !len || *len < sizeof(sa_family_t))
+		return;
+	if (addr->sa_family == sdp_settings.af_sdp)
+		addr->sa_family = AF_INET;
+	else if (addr->sa_family == sdp_settings.af_sdp6)
+		addr->sa_family = AF_INET6;
+}
+
+SDP_EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int ret;
+
+	sdp_init();
+	ret = sdp_real.getsockname(fd, addr, len);
+	if (!ret)
+		sdp_fix_family(addr, len);
+	return ret;
+}
+
+SDP_EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	int ret;
+
+	sdp_init();
+	ret = sdp_real.getpeername(fd, addr, len);
+	if (!ret)
+		sdp_fix_family(addr, len);
+	return ret;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libsdp: what libsdp knows of the program's sockets.
+ *
+ * Every AF_INET/AF_INET6 stream socket the program creates is "tracked": a
+ * struct sdp_sock records its family, the options set on it and its epoll
+ * registrations, until the rules are applied at bind(), listen() or
+ * connect() and afterwards.  Descriptors map to it through a table indexed
+ * by descriptor number; dup()'s copies share it (refs counts them), so a
+ * socket swapped for another is swapped behind every copy.
+ *
+ * Locking: one mutex (sdp_lock()) protects every struct sdp_sock, the
+ * table's contents and the epoll marks.  sdp_fd_tracked() and the two
+ * counters are read without it, as hints for fast paths: an untracked
+ * descriptor costs no lock.  The lock is never held across a call that
+ * may block for long (a blocking connect, accept or wait).  fork() takes
+ * it (pthread_atfork), so the child starts with it free.
+ */
+#ifndef SDP_STATE_H
+#define SDP_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+enum sdp_sock_state {
+	SDP_SOCK_UNDECIDED,	/* a TCP socket, rules still to apply */
+	SDP_SOCK_SDP,		/* an SDP socket */
+	SDP_SOCK_TCP,		/* stays TCP */
+	SDP_SOCK_BOTH_LISTEN,	/* a TCP listener with an SDP twin */
+	SDP_SOCK_BOTH_CONNECT,	/* an SDP connect under way; TCP if it fails */
+};
+
+/* An option set by the program, replayed on a replacement socket. */
+struct sdp_opt {
+	int level;
+	int name;
+	socklen_t len;
+	unsigned char val[];
+};
+
+/* An epoll registration of a tracked socket.  The kernel holds it with
+ * marked data (SDP_MARK | id), translated back in epoll_wait().
+ */
+struct sdp_reg {
+	int epfd;
+	int fd;
+	uint32_t events;
+	uint64_t data;		/* the program's */
+	uint32_t id;		/* mark of this registration */
+	uint32_t twin_id;	/* mark of the twin's registration, or 0 */
+};
+
+struct sdp_sock {
+	int refs;		/* descriptors that refer to it */
+	int domain;		/* AF_INET or AF_INET6 */
+	enum sdp_sock_state state;
+	int twin;		/* BOTH: the SDP socket beside, or -1 */
+	int pending_err;	/* SO_ERROR libsdp read, for the program */
+	bool bound;
+	socklen_t bind_len;
+	struct sockaddr_storage bind_addr;
+	socklen_t peer_len;	/* BOTH_CONNECT: where to */
+	struct sockaddr_storage peer;
+	struct sdp_opt **opts;
+	int nopts;
+	struct sdp_reg *regs;
+	int nregs;
+};
+
+/* epoll data libsdp registers in the program's place */
+#define SDP_MARK	0x5d5d000000000000ULL
+#define SDP_MARK_MASK	0xffff000000000000ULL
+
+struct sdp_mark {
+	bool used;
+	bool twin;		/* the registration of a BOTH listener's twin */
+	int epfd;
+	int fd;			/* the program's descriptor */
+	uint64_t data;		/* the program's data */
+};
+
+void sdp_state_init(void);
+void sdp_lock(void);
+void sdp_unlock(void);
+
+/* Lock-free hints. */
+bool sdp_fd_tracked(int fd);
+bool sdp_fd_is_epfd(int fd);
+int sdp_nspecial(void);		/* sockets in a BOTH state */
+int sdp_nmarks(void);		/* epoll marks in use */
+
+/* Under the lock. */
+struct sdp_sock *sdp_sock_get(int fd);
+struct sdp_sock *sdp_sock_track(int fd, int domain);
+void sdp_fd_attach(int fd, struct sdp_sock *s);
+void sdp_fd_detach(int fd);
+void sdp_fd_set_epfd(int fd);
+void sdp_epfd_closed(int epfd);
+void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state);
+void sdp_sock_close_twin(struct sdp_sock *s);
+int sdp_sock_record_opt(struct sdp_sock *s, int level, int name,
+			const void *val, socklen_t len);
+/* Calls @fn for every descriptor that refers to @s. */
+void sdp_sock_for_each_fd(struct sdp_sock *s, void (*fn)(int fd, void *arg),
+			  void *arg);
+
+struct sdp_reg *sdp_reg_find(struct sdp_sock *s, int epfd, int fd);
+struct sdp_reg *sdp_reg_add(struct sdp_sock *s, int epfd, int fd,
+			    uint32_t events, uint64_t data);
+void sdp_reg_del(struct sdp_sock *s, struct sdp_reg *r);
+
+uint32_t sdp_mark_new(int epfd, int fd, bool twin, uint64_t data);
+struct sdp_mark *sdp_mark_get(uint32_t id);
+void sdp_mark_free(uint32_t id);
+
+#endif /* SDP_STATE_H */
