@@ -114,3 +114,42 @@ sdp_check_clean() {
 	check_eq "no SDP socket left in its slab cache" 0 "$(sdp_slab_objs)"
 	check "ib_sdp unloads" rmmod ib_sdp
 }
+
+# ---- libsdp -------------------------------------------------------------
+
+LIBSDP=$SDP_REPO/userspace/libsdp/libsdp.so
+SDP_RUN=$SDP_REPO/userspace/libsdp/sdp_run
+
+# with_libsdp CONF CMD [ARG...]: CMD preloaded with libsdp, rules from CONF.
+with_libsdp() {
+	local conf=$1
+	shift
+	LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=$conf "$@"
+}
+
+# sdp_listening PORT: an SDP socket listens on PORT.
+sdp_listening() {
+	awk -v p="$(printf '%04X' "$1")" \
+		'NR > 1 && $2 ~ ":" p "$" && $NF == "A" {f = 1} END {exit !f}' \
+		/proc/net/sdp
+}
+
+# tcp_listening PORT: a TCP socket listens on PORT.
+tcp_listening() {
+	[ -n "$(ss -Hltn "sport = :$1")" ]
+}
+
+# wait_for TEST [ARG...]: until TEST succeeds, at most 10 s.
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# sdp_rows: rows of /proc/net/sdp (sockets).
+sdp_rows() {
+	echo $(($(wc -l </proc/net/sdp) - 1))
+}

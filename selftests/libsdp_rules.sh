@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# libsdp with an ordinary TCP program (sdp_app), rule by rule:
+#  - "sdp": SDP or the error; the connection is SDP (sdpstats), and what libsdp put
+#    behind the descriptor keeps its flags, options, owner and dup()'d copy;
+#  - "both" client to a TCP-only server: SDP is refused, TCP carries it,
+#    for a blocking connect and for non-blocking ones waited on with
+#    poll, ppoll, select and epoll (the program never sees the refusal);
+#  - "both" server, waiting with epoll, poll, select or a blocking accept:
+#    a plain TCP client and an SDP client on the same port;
+#  - "both" to 127.0.0.1 (no RDMA device there): TCP;
+#  - rules by port range and prefix pick SDP or TCP as written;
+#  - 50 threads creating and connecting sockets at once;
+#  - without ib_sdp: "sdp" fails with EAFNOSUPPORT, "both" uses TCP.
+. "$(dirname "$0")/lib.sh"
+
+addr=$(rxe-up) || exit 1
+sdp_unload
+sdp_load || exit 1
+sdp_conf=/tmp/sdp.conf both_conf=/tmp/both.conf
+printf 'use sdp server * *:*\nuse sdp client * *:*\n' >$sdp_conf
+printf 'use both server * *:*\nuse both client * *:*\n' >$both_conf
+
+# app PORT -- a server: start it in the background, wait till it listens
+server() {	# conf|- port kind n
+	local conf=$1 port=$2
+	shift 2
+	if [ "$conf" = - ]; then
+		sdp_app server "$addr" "$port" "$@" >/tmp/server.out 2>&1 &
+	else
+		with_libsdp "$conf" sdp_app server "$addr" "$port" "$@" \
+			>/tmp/server.out 2>&1 &
+	fi
+	srv=$!
+	wait_for grep -q listening /tmp/server.out
+}
+
+server_done() {	# description
+	local rc
+	wait "$srv"
+	rc=$?
+	check_eq "$1 ($(tail -n 1 /tmp/server.out))" 0 "$rc"
+}
+
+# "sdp": SDP or the error
+server - 7400 epoll 1
+out=$(with_libsdp $sdp_conf sdp_app client "$addr" 7400 block 2>&1)
+check_eq "sdp client to a TCP-only server: refused" "connect: ECONNREFUSED" "$out"
+out=$(sdp_app client "$addr" 7400 block 2>&1)
+check_eq "the TCP-only server is there for TCP" ok "$out"
+server_done "the TCP-only server served the TCP client"
+
+# "sdp", and what libsdp put behind the descriptor keeps its properties
+server $sdp_conf 7401 epoll 1
+opens=$(sdp_stat ActiveOpens)
+out=$(with_libsdp $sdp_conf sdp_app props "$addr" 7401 2>&1)
+echo "$out" | grep -v '^# ok'
+check "sdp to an SDP server: flags, options, owner, copy, SO_ZEROCOPY" \
+	grep -q '0 failed' <<<"$out"
+check "sdp to an SDP server: it was SDP" test "$(sdp_stat ActiveOpens)" -gt "$opens"
+server_done "sdp: the SDP server served it"
+
+# "both" client, TCP-only server: every way of waiting for the connect
+server - 7410 epoll 5
+refused=$(sdp_stat ConnRefused) opens=$(sdp_stat ActiveOpens)
+for kind in block poll ppoll select epoll; do
+	out=$(with_libsdp $both_conf sdp_app client "$addr" 7410 $kind 2>&1)
+	check_eq "both client ($kind) to a TCP-only server" ok "$out"
+done
+server_done "the TCP-only server served 5"
+check_eq "each tried SDP first: 5 refused" $((refused + 5)) "$(sdp_stat ConnRefused)"
+check_eq "none connected over SDP" "$opens" "$(sdp_stat ActiveOpens)"
+
+# "both" server: a TCP client and an SDP client on the same port
+port=7420
+for kind in epoll poll select block; do
+	server $both_conf $port $kind 2
+	check "both server ($kind) listens on TCP" tcp_listening $port
+	check "both server ($kind) listens on SDP" sdp_listening $port
+	passive=$(sdp_stat PassiveOpens)
+	out=$(sdp_app client "$addr" $port poll 2>&1)
+	check_eq "both server ($kind): a plain TCP client" ok "$out"
+	out=$(with_libsdp $sdp_conf sdp_app client "$addr" $port poll 2>&1)
+	check_eq "both server ($kind): an SDP client" ok "$out"
+	server_done "both server ($kind) served both"
+	check_eq "both server ($kind): one SDP connection" $((passive + 1)) \
+		"$(sdp_stat PassiveOpens)"
+	port=$((port + 1))
+done
+
+# "both" to loopback: rdma_cm has no device there, TCP it is
+sdp_app server 127.0.0.1 7430 epoll 1 >/tmp/server.out 2>&1 &
+srv=$!
+wait_for grep -q listening /tmp/server.out
+out=$(with_libsdp $both_conf sdp_app client 127.0.0.1 7430 epoll 2>&1)
+check_eq "both client to 127.0.0.1: TCP" ok "$out"
+server_done "the loopback server served it"
+
+# rules by port range and by prefix
+printf '%s\n' "use tcp client * *:7441" "use sdp client * *:7440-7449" \
+	"use tcp client * 10.0.0.0/8:*" "use sdp client * $addr/32:7450" >/tmp/ranges.conf
+for case in "7440 1" "7441 0" "7449 1" "7450 0"; do
+	set -- $case
+	# a "both" server takes either; the counter says which came
+	server $both_conf "$1" epoll 1
+	opens=$(sdp_stat ActiveOpens)
+	out=$(with_libsdp /tmp/ranges.conf sdp_app client "$addr" "$1" poll 2>&1)
+	check_eq "port $1: connected" ok "$out"
+	server_done "port $1 served"
+	check_eq "port $1: SDP by the rules ($2)" "$2" \
+		"$(($(sdp_stat ActiveOpens) - opens))"
+done
+
+# 50 threads at once
+server $both_conf 7460 epoll 50
+passive=$(sdp_stat PassiveOpens)
+out=$(with_libsdp $sdp_conf sdp_app threads "$addr" 7460 50 2>&1)
+echo "$out" | grep -v ' threads connected'
+check_eq "50 threads connected and echoed at once" \
+	"50 of 50 threads connected and echoed" "$(tail -n 1 <<<"$out")"
+server_done "the server served all 50"
+check_eq "all 50 over SDP" $((passive + 50)) "$(sdp_stat PassiveOpens)"
+
+check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+sdp_check_clean	# unloads ib_sdp
+
+# without the module (it is not installed: no autoload either)
+server - 7470 epoll 1
+out=$(with_libsdp $sdp_conf sdp_app client "$addr" 7470 block 2>/dev/null)
+check_eq "sdp rule without ib_sdp: the error" "connect: EAFNOSUPPORT" "$out"
+out=$(with_libsdp $both_conf sdp_app client "$addr" 7470 epoll 2>&1)
+check_eq "both rule without ib_sdp: TCP" ok "$out"
+server_done "served without ib_sdp"
+check "ib_sdp was not loaded by any of it" test ! -d /sys/module/ib_sdp
+finish
