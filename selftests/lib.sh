@@ -127,6 +127,15 @@ with_libsdp() {
 	LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=$conf "$@"
 }
 
+# libsdp_bg CONF CMD [ARG...]: with_libsdp in the background, CMD's own
+# pid (not a subshell's) in $bg_pid, to kill it.
+libsdp_bg() {
+	local conf=$1
+	shift
+	(LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=$conf exec "$@") &
+	bg_pid=$!
+}
+
 # sdp_listening PORT: an SDP socket listens on PORT.
 sdp_listening() {
 	awk -v p="$(printf '%04X' "$1")" \

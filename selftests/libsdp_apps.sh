@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Real, unmodified programs over SDP by libsdp, each proven to have used
+# SDP by its rows in /proc/net/sdp while it ran and by the counters:
+#  - iperf3 client and server (LD_PRELOAD): the bytes iperf3 reports sent
+#    and received agree, and at least as many went through SDP;
+#  - redis-server and redis-benchmark under sdp_run (epoll, non-blocking):
+#    every request answered (the server counts them), and redis-cli
+#    reads back what it wrote;
+#  - qperf tcp_lat and tcp_bw (F_SETOWN, SIGURG) report results;
+#  - python3's http.server and curl: a 50 MiB file with its SHA-256
+#    checked, with rules by program name.
+. "$(dirname "$0")/lib.sh"
+
+addr=$(rxe-up) || exit 1
+sdp_unload
+sdp_load || exit 1
+
+# ---- iperf3 ------------------------------------------------------------
+printf 'use sdp server iperf3 *:5201\nuse sdp client iperf3 *:5201\n' >/tmp/iperf.conf
+libsdp_bg /tmp/iperf.conf iperf3 -s -1 -B "$addr" -p 5201 >/tmp/iperf-s.out 2>&1
+srv=$bg_pid
+wait_for sdp_listening 5201
+check "iperf3 server: its listener is SDP" sdp_listening 5201
+rx=$(sdp_rx_bytes)
+with_libsdp /tmp/iperf.conf timeout 120 iperf3 -c "$addr" -p 5201 -t 3 -J \
+	>/tmp/iperf.json 2>/tmp/iperf-c.err &
+cli=$!
+sleep 2
+rows=$(sdp_rows)
+wait $cli
+check_eq "iperf3 client done" 0 "$?"
+wait $srv
+check "while it ran: the listener, control and data connections, both ends" \
+	test "$rows" -ge 5
+set -- $(python3 -c '
+import json
+e = json.load(open("/tmp/iperf.json"))["end"]
+print(e["sum_sent"]["bytes"], e["sum_received"]["bytes"])' 2>/dev/null)
+sent=$1 recvd=$2
+check "iperf3 moved bytes ($sent)" test "${sent:-0}" -gt 1000000
+check_eq "iperf3: bytes received as sent" "$sent" "$recvd"
+check "all of them through SDP ($(($(sdp_rx_bytes) - rx)))" \
+	test $(($(sdp_rx_bytes) - rx)) -ge "${sent:-1}"
+
+# ---- redis ---------------------------------------------------------------
+run="$SDP_RUN -d sdp"
+$run redis-server --bind "$addr" --port 6390 --save '' --appendonly no \
+	--protected-mode no >/tmp/redis.out 2>&1 &
+srv=$!
+wait_for sdp_listening 6390
+check "redis-server: its listener is SDP" sdp_listening 6390
+passive=$(sdp_stat PassiveOpens)
+out=$($run redis-benchmark -h "$addr" -p 6390 -q -n 2000 -c 20 -t set,get,incr,lpush 2>&1)
+echo "$out" | tr '\r' '\n' | grep -E '^[A-Z]+: .* requests per second' | sed 's/^/  /'
+for t in SET GET INCR LPUSH; do
+	check "redis-benchmark $t completed" \
+		grep -q "^$t: .*requests per second" <<<"$(tr '\r' '\n' <<<"$out")"
+done
+cmds=$($run redis-cli -h "$addr" -p 6390 info stats | tr -d '\r' |
+	awk -F: '$1 == "total_commands_processed" {print $2}')
+check "redis-server answered every request ($cmds >= 8000)" test "${cmds:-0}" -ge 8000
+check "the 20 benchmark clients came over SDP" \
+	test $(($(sdp_stat PassiveOpens) - passive)) -ge 20
+$run redis-cli -h "$addr" -p 6390 set sdp-key "over SDP" >/dev/null
+check_eq "redis-cli reads back what it wrote" "over SDP" \
+	"$($run redis-cli -h "$addr" -p 6390 get sdp-key)"
+$run redis-cli -h "$addr" -p 6390 shutdown nosave >/dev/null 2>&1
+wait $srv
+
+# ---- qperf ---------------------------------------------------------------
+printf 'use sdp server qperf *:*\nuse sdp client qperf *:*\n' >/tmp/qperf.conf
+libsdp_bg /tmp/qperf.conf qperf -lp 19780 >/dev/null 2>&1
+srv=$bg_pid
+wait_for sdp_listening 19780
+opens=$(sdp_stat ActiveOpens)
+out=$(with_libsdp /tmp/qperf.conf timeout 120 qperf -lp 19780 -t 2 "$addr" \
+	tcp_lat tcp_bw 2>&1)
+echo "$out" | sed 's/^/  /'
+check "qperf tcp_lat measured a latency" grep -qE 'latency *= *[0-9.]+ (us|ms)' <<<"$out"
+check "qperf tcp_bw measured a bandwidth" grep -qE 'bw *= *[0-9.]+ [KMG]?B/sec' <<<"$out"
+check "qperf's connections were SDP" test "$(sdp_stat ActiveOpens)" -gt "$opens"
+kill $srv
+wait $srv 2>/dev/null
+
+# ---- HTTP: python3 -m http.server and curl ---------------------------------
+mkdir -p /tmp/www
+head -c $((50 << 20)) /dev/urandom >/tmp/www/big
+want=$(sha256sum </tmp/www/big)
+printf '%s\n' 'use sdp server python3* *:8088' 'use tcp server * *:*' \
+	'use sdp client curl *:8088' >/tmp/http.conf
+libsdp_bg /tmp/http.conf python3 -m http.server 8088 --bind "$addr" \
+	--directory /tmp/www >/tmp/http.out 2>&1
+srv=$bg_pid
+wait_for sdp_listening 8088
+check "http.server: its listener is SDP" sdp_listening 8088
+rx=$(sdp_rx_bytes)
+with_libsdp /tmp/http.conf timeout 300 curl -sS -o /tmp/got "http://$addr:8088/big"
+check_eq "curl done" 0 "$?"
+check_eq "50 MiB through SDP, SHA-256 as sent" "$want" "$(sha256sum </tmp/got)"
+check "curl read them from SDP" test $(($(sdp_rx_bytes) - rx)) -ge $((50 << 20))
+kill $srv
+wait $srv 2>/dev/null
+rm -f /tmp/www/big /tmp/got
+
+check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+sdp_check_clean
+finish
