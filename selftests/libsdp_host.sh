@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# libsdp on the build host, where there is no ib_sdp at all:
+#  - the rules parser and matcher's unit tests (every statement form,
+#    prefixes, port ranges, first match, malformed lines reported with
+#    their file and line), also under valgrind when it is installed;
+#  - "both" falls back to TCP for curl against python3's http.server, for
+#    each way sdp_app waits for a connect, and for sdp_app's servers;
+#  - "sdp" gives the error (EAFNOSUPPORT);
+#  - a malformed configuration line is reported as FILE:LINE and the good
+#    lines still apply; nothing is ever written to the program's stdout.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -f "$LIBSDP" ] || [ -d /sys/module/ib_sdp ]; then
+	echo "libsdp not built, or ib_sdp loaded on the host"
+	exit $KSFT_SKIP
+fi
+
+out=$(make -s -C "$SDP_REPO/userspace/libsdp" check 2>&1)
+check_eq "parser and matcher unit tests" "# 0 failed" \
+	"$(tail -n 1 <<<"$out" | sed 's/.* passed, /# /')"
+if command -v valgrind >/dev/null; then
+	check "unit tests clean under valgrind" valgrind -q --leak-check=full \
+		--error-exitcode=1 "$SDP_REPO/userspace/libsdp/test_config" >/dev/null
+fi
+
+printf 'use both server * *:*\nuse both client * *:*\n' >/tmp/host-both.conf
+printf 'use sdp server * *:*\nuse sdp client * *:*\n' >/tmp/host-sdp.conf
+
+# curl against http.server, both under "both": TCP
+dir=$(mktemp -d)
+head -c $((4 << 20)) /dev/urandom >"$dir/f"
+port=$((20000 + RANDOM % 20000))
+libsdp_bg /tmp/host-both.conf python3 -m http.server $port --bind 127.0.0.1 \
+	--directory "$dir" >/dev/null 2>&1
+srv=$bg_pid
+wait_for tcp_listening $port
+with_libsdp /tmp/host-both.conf curl -sS -o "$dir/g" "http://127.0.0.1:$port/f"
+check_eq "both, no SDP: curl gets the file over TCP" \
+	"$(sha256sum <"$dir/f")" "$(sha256sum <"$dir/g" 2>/dev/null)"
+kill $srv
+wait $srv 2>/dev/null
+rm -rf "$dir"
+
+# sdp_app: servers and every kind of client under "both", then "sdp"
+port=$((20000 + RANDOM % 20000))
+for kind in epoll poll select block; do
+	libsdp_bg /tmp/host-both.conf sdp_app server 127.0.0.1 $port $kind 1 \
+		>/tmp/host-srv.out 2>&1
+	srv=$bg_pid
+	wait_for grep -q listening /tmp/host-srv.out
+	out=$(with_libsdp /tmp/host-both.conf sdp_app client 127.0.0.1 $port $kind 2>&1)
+	check_eq "both, no SDP: $kind client" ok "$out"
+	wait $srv
+	check_eq "both, no SDP: $kind server ($(tail -n 1 /tmp/host-srv.out))" 0 "$?"
+	port=$((port + 1))
+done
+sdp_app server 127.0.0.1 $port epoll 1 >/tmp/host-srv.out 2>&1 &
+srv=$!
+wait_for grep -q listening /tmp/host-srv.out
+out=$(with_libsdp /tmp/host-sdp.conf sdp_app client 127.0.0.1 $port block 2>/dev/null)
+check_eq "sdp, no SDP: the error" "connect: EAFNOSUPPORT" "$out"
+sdp_app client 127.0.0.1 $port block >/dev/null
+wait $srv
+
+# a malformed line: reported with its place, the rest applies; stdout clean
+printf '%s\n' '# comment' 'use sdp client * *:99999' 'use sdp client * *:*' \
+	>/tmp/host-bad.conf
+err=$(with_libsdp /tmp/host-bad.conf sdp_app client 127.0.0.1 1 block 2>&1 >/dev/null)
+out=$(with_libsdp /tmp/host-bad.conf sdp_app client 127.0.0.1 1 block 2>/dev/null)
+check "a malformed line is reported as FILE:LINE" \
+	grep -q '/tmp/host-bad.conf:2:' <<<"$err"
+check_eq "the good line after it applies (sdp: no SDP here)" \
+	"connect: EAFNOSUPPORT" "$out"
+out=$(LIBSDP_LOG_LEVEL=1 with_libsdp /tmp/host-bad.conf true)
+check_eq "nothing on the program's stdout, even logging everything" "" "$out"
+finish
