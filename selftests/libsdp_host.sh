@@ -20,8 +20,9 @@ out=$(make -s -C "$SDP_REPO/userspace/libsdp" check 2>&1)
 check_eq "parser and matcher unit tests" "# 0 failed" \
 	"$(tail -n 1 <<<"$out" | sed 's/.* passed, /# /')"
 if command -v valgrind >/dev/null; then
-	check "unit tests clean under valgrind" valgrind -q --leak-check=full \
-		--error-exitcode=1 "$SDP_REPO/userspace/libsdp/test_config" >/dev/null
+	check "unit tests clean under valgrind" sh -c 'valgrind -q \
+		--leak-check=full --error-exitcode=1 "$0" >/dev/null' \
+		"$SDP_REPO/userspace/libsdp/test_config"
 fi
 
 printf 'use both server * *:*\nuse both client * *:*\n' >/tmp/host-both.conf
