@@ -61,8 +61,13 @@ static int sdp_family_number(const char *param, const char *env, int dflt)
 	FILE *f;
 	int v;
 
-	if (s && *s)
-		return atoi(s);
+	if (s && *s) {
+		v = atoi(s);
+		if (v > 0 && v < 256)
+			return v;
+		sdp_log(SDP_LOG_ERR, "%s=%s: not a family number", env, s);
+		return dflt;
+	}
 	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s",
 		 param);
 	f = fopen(path, "re");

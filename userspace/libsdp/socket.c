@@ -27,6 +27,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -189,6 +190,9 @@ SDP_EXPORT int listen(int fd, int backlog)
 			break;
 		}
 		s->twin = sdp_twin_open(fd, s);
+		if (s->twin < 0)
+			sdp_log(SDP_LOG_INFO, "listen: TCP only, no SDP twin: %s",
+				strerror(-s->twin));
 		sdp_listen_twin(fd, s, backlog);
 		break;
 	case SDP_SOCK_BOTH_LISTEN:
@@ -204,6 +208,45 @@ SDP_EXPORT int listen(int fd, int backlog)
 	return ret;
 }
 
+/* The SDP connect of a "both" socket (state BOTH_CONNECT, unlocked):
+ * its outcome, or TCP's if the peer has no SDP.
+ */
+static int sdp_connect_both(int fd, const struct sockaddr *addr,
+			    socklen_t len)
+{
+	struct sdp_sock *s;
+	int ret, err;
+
+	ret = sdp_real.connect(fd, addr, len);
+	err = ret ? errno : 0;
+	if (err == EINPROGRESS || err == EINTR || err == EALREADY)
+		return ret;	/* poll(), epoll or connect() again tell */
+	sdp_lock();
+	s = sdp_sock_get(fd);
+	if (!s || s->state != SDP_SOCK_BOTH_CONNECT) {
+		/* another thread looked at it meanwhile */
+		sdp_unlock();
+		return ret ? sdp_fail(err) : 0;
+	}
+	if (!err || !sdp_fallback_errno(err)) {
+		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_unlock();
+		return ret ? sdp_fail(err) : 0;
+	}
+	sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)", fd,
+		strerror(err));
+	err = sdp_swap(fd, s, false);
+	if (!err)
+		err = sdp_rebind(fd, s);
+	sdp_sock_set_state(s, SDP_SOCK_TCP);
+	sdp_unlock();
+	if (err)
+		return sdp_fail(-err);
+	sdp_log(SDP_LOG_INFO, "descriptor %d: no SDP connection, TCP instead",
+		fd);
+	return sdp_real.connect(fd, addr, len);
+}
+
 /* connect() again on a socket whose "both" connect is under way. */
 static int sdp_connect_again(int fd, struct sdp_sock *s,
 			     const struct sockaddr *addr, socklen_t len)
@@ -217,6 +260,8 @@ static int sdp_connect_again(int fd, struct sdp_sock *s,
 		return sdp_fail(err);
 	}
 	sdp_unlock();
+	if (c == SDP_CHECK_PENDING)	/* SDP still: wait or tell again */
+		return sdp_connect_both(fd, addr, len);
 	ret = sdp_real.connect(fd, addr, len);
 	/* the program's second call: the TCP connect started for it is
 	 * one already under way
@@ -230,7 +275,7 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct sdp_sock *s;
 	enum sdp_use use;
-	int ret, err;
+	int err;
 
 	sdp_init();
 	if (!sdp_fd_tracked(fd))
@@ -290,34 +335,7 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	sdp_sock_set_state(s, SDP_SOCK_BOTH_CONNECT);
 	sdp_unlock();
 
-	ret = sdp_real.connect(fd, addr, len);
-	err = ret ? errno : 0;
-	if (err == EINPROGRESS || err == EINTR || err == EALREADY)
-		return ret;	/* poll(), epoll or connect() again tell */
-	sdp_lock();
-	s = sdp_sock_get(fd);
-	if (!s || s->state != SDP_SOCK_BOTH_CONNECT) {
-		/* another thread looked at it meanwhile */
-		sdp_unlock();
-		return ret ? sdp_fail(err) : 0;
-	}
-	if (!err || !sdp_fallback_errno(err)) {
-		sdp_sock_set_state(s, SDP_SOCK_SDP);
-		sdp_unlock();
-		return ret ? sdp_fail(err) : 0;
-	}
-	sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)", fd,
-		strerror(err));
-	err = sdp_swap(fd, s, false);
-	if (!err)
-		err = sdp_rebind(fd, s);
-	sdp_sock_set_state(s, SDP_SOCK_TCP);
-	sdp_unlock();
-	if (err)
-		return sdp_fail(-err);
-	sdp_log(SDP_LOG_INFO, "descriptor %d: no SDP connection, TCP instead",
-		fd);
-	return sdp_real.connect(fd, addr, len);
+	return sdp_connect_both(fd, addr, len);
 }
 
 /* SO_RCVTIMEO of @fd in ms, -1 for none. */
@@ -350,14 +368,27 @@ static bool sdp_restartable(void)
 	return true;
 }
 
-/* accept() on a "both" listener: from whichever has a connection. */
+static long long sdp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* accept() on a "both" listener: from whichever has a connection, as
+ * TCP's accept() waits: not at all when non-blocking, up to SO_RCVTIMEO
+ * (then EAGAIN), restarted after a signal only without a timeout and if
+ * the handlers say SA_RESTART.
+ */
 static int sdp_accept_both(int fd, int twin, struct sockaddr *addr,
 			   socklen_t *len, int flags)
 {
 	int nonblock = sdp_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
 	int timeout = nonblock ? 0 : sdp_rcvtimeo_ms(fd);
+	long long deadline = sdp_now_ms() + (timeout > 0 ? timeout : 0);
 	struct pollfd p[2];
-	int n, ret;
+	int n, ret, wait;
 
 	for (;;) {
 		p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -372,10 +403,17 @@ static int sdp_accept_both(int fd, int twin, struct sockaddr *addr,
 			return sdp_real.accept4(fd, addr, len, flags);
 		if (nonblock)
 			return sdp_fail(EAGAIN);
-		n = sdp_real.poll(p, 2, timeout);
-		if (n == 0)
-			return sdp_fail(EAGAIN);	/* SO_RCVTIMEO */
-		if (n < 0 && errno == EINTR && !sdp_restartable())
+		wait = -1;
+		if (timeout > 0) {
+			long long left = deadline - sdp_now_ms();
+
+			if (left <= 0)
+				return sdp_fail(EAGAIN);	/* SO_RCVTIMEO */
+			wait = left;
+		}
+		n = sdp_real.poll(p, 2, wait);
+		if (n < 0 && errno == EINTR &&
+		    (timeout > 0 || !sdp_restartable()))
 			return -1;
 		if (n < 0 && errno != EINTR)
 			return -1;
@@ -588,6 +626,7 @@ SDP_EXPORT int getsockopt(int fd, int level, int name, void *val,
 			while (sdp_real.poll(&p, 1, -1) < 0 && errno == EINTR)
 				;
 			sdp_lock();
+			s = sdp_sock_get(fd);	/* closed meanwhile? */
 		}
 		if (s && s->pending_err) {
 			*v = s->pending_err;

@@ -94,27 +94,36 @@ static void sdp_replay_opts(struct sdp_sock *s, int fd, bool sdp)
 	}
 }
 
+/* @to gets @from's owner and signal (F_SETOWN_EX, F_SETSIG) and file
+ * status flags (O_NONBLOCK, O_ASYNC); a twin stays non-blocking.
+ */
+static void sdp_copy_owner(int from, int to, bool twin)
+{
+	struct f_owner_ex owner;
+	int fl = sdp_real.fcntl(from, F_GETFL), sig;
+
+	if (!sdp_real.fcntl(from, F_GETOWN_EX, &owner) && owner.pid)
+		sdp_real.fcntl(to, F_SETOWN_EX, &owner);
+	sig = sdp_real.fcntl(from, F_GETSIG);
+	if (sig > 0)
+		sdp_real.fcntl(to, F_SETSIG, sig);
+	if (fl >= 0)
+		sdp_real.fcntl(to, F_SETFL, twin ? fl | O_NONBLOCK : fl);
+}
+
 /* A new socket like the program's on @fd: SDP (or TCP), options replayed,
  * close-on-exec (each descriptor gets its own flag at dup3()).
  */
 static int sdp_new_socket(struct sdp_sock *s, int fd, bool sdp)
 {
-	struct f_owner_ex owner;
-	int nfd, fl, sig;
+	int nfd;
 
-	fl = sdp_real.fcntl(fd, F_GETFL);
 	nfd = sdp_real.socket(sdp ? sdp_family_of(s->domain) : s->domain,
 			      SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (nfd < 0)
 		return -errno;
 	sdp_replay_opts(s, nfd, sdp);
-	if (!sdp_real.fcntl(fd, F_GETOWN_EX, &owner) && owner.pid)
-		sdp_real.fcntl(nfd, F_SETOWN_EX, &owner);
-	sig = sdp_real.fcntl(fd, F_GETSIG);
-	if (sig > 0)
-		sdp_real.fcntl(nfd, F_SETSIG, sig);
-	if (fl > 0)
-		sdp_real.fcntl(nfd, F_SETFL, fl);
+	sdp_copy_owner(fd, nfd, false);
 	return nfd;
 }
 
@@ -191,6 +200,7 @@ int sdp_twin_open(int fd, struct sdp_sock *s)
 	if (tfd < 0)
 		return -errno;
 	sdp_replay_opts(s, tfd, true);
+	sdp_copy_owner(fd, tfd, true);
 	if (sdp_real.bind(tfd, (struct sockaddr *)&ss, len)) {
 		err = -errno;
 		sdp_real.close(tfd);

@@ -423,7 +423,7 @@ SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
  * descriptor; drop the events of "both" connects that went over to TCP
  * and stale ones.  Returns the events left.
  */
-static int sdp_epoll_unmark(int epfd, struct epoll_event *ev, int n)
+static int sdp_epoll_unmark(struct epoll_event *ev, int n)
 {
 	int stack_who[SDP_STACK_FDS], *who = stack_who;
 	int i, j, out = 0;
@@ -450,8 +450,11 @@ static int sdp_epoll_unmark(int epfd, struct epoll_event *ev, int n)
 			ev[out++] = e;
 			continue;
 		}
+		/* (the program may wait on a dup() of the epoll descriptor
+		 * it registered with: m->epfd need not be @epfd)
+		 */
 		m = sdp_mark_get((uint32_t)e.data.u64);
-		if (!m || m->epfd != epfd)
+		if (!m)
 			continue;	/* its registration is gone */
 		fd = m->fd;
 		e.data.u64 = m->data;
@@ -500,7 +503,7 @@ static int sdp_epoll_core(int epfd, struct epoll_event *ev, int max,
 						 mask);
 		if (n <= 0)
 			return n;
-		n = sdp_epoll_unmark(epfd, ev, n);
+		n = sdp_epoll_unmark(ev, n);
 		if (n)
 			return n;
 		if (tmo && !sdp_left(&deadline, &left))
