@@ -3,7 +3,8 @@
 # Real, unmodified programs over SDP by libsdp, each proven to have used
 # SDP by its rows in /proc/net/sdp while it ran and by the counters:
 #  - iperf3 client and server (LD_PRELOAD): the bytes iperf3 reports sent
-#    and received agree, and at least as many went through SDP;
+#    and received agree (but for those in flight at its end), and at least
+#    as many went through SDP;
 #  - redis-server and redis-benchmark under sdp_run (epoll, non-blocking):
 #    every request answered (the server counts them), and redis-cli
 #    reads back what it wrote;
@@ -39,7 +40,12 @@ e = json.load(open("/tmp/iperf.json"))["end"]
 print(e["sum_sent"]["bytes"], e["sum_received"]["bytes"])' 2>/dev/null)
 sent=$1 recvd=$2
 check "iperf3 moved bytes ($sent)" test "${sent:-0}" -gt 1000000
-check_eq "iperf3: bytes received as sent" "$sent" "$recvd"
+# iperf3's server stops counting when the client's TEST_END comes on the
+# control connection, which may overtake the last bytes on the data
+# connection (on TCP too): what it counts is what was sent, less at most
+# what was in flight then (one 128 KiB block)
+check "iperf3: bytes received as sent, less at most a block in flight ($recvd of $sent)" \
+	test "${recvd:-0}" -le "${sent:-0}" -a $((${sent:-0} - ${recvd:-0})) -lt 131072
 check "all of them through SDP ($(($(sdp_rx_bytes) - rx)))" \
 	test $(($(sdp_rx_bytes) - rx)) -ge "${sent:-1}"
 

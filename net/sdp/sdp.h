@@ -52,7 +52,7 @@
 
 #include "sdp_wire.h"
 
-#define SDP_MODULE_VERSION	"0.2.0"
+#define SDP_MODULE_VERSION	"0.3.0"
 
 #define SDP_TX_SIZE		64	/* send buffers per connection */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
