@@ -41,11 +41,14 @@ print(e["sum_sent"]["bytes"], e["sum_received"]["bytes"])' 2>/dev/null)
 sent=$1 recvd=$2
 check "iperf3 moved bytes ($sent)" test "${sent:-0}" -gt 1000000
 # iperf3's server stops counting when the client's TEST_END comes on the
-# control connection, which may overtake the last bytes on the data
-# connection (on TCP too): what it counts is what was sent, less at most
-# what was in flight then (one 128 KiB block)
-check "iperf3: bytes received as sent, less at most a block in flight ($recvd of $sent)" \
-	test "${recvd:-0}" -le "${sent:-0}" -a $((${sent:-0} - ${recvd:-0})) -lt 131072
+# control connection, which may overtake the data still buffered or in
+# flight on the data connection (on TCP too: seen here, 1.4 and 2.9 MB
+# short): what it counts is what was sent, less at most what the two
+# ends may buffer, tcp_wmem's and tcp_rmem's maximum, as on TCP
+inflight=$(($(awk '{print $3}' /proc/sys/net/ipv4/tcp_wmem) + \
+	$(awk '{print $3}' /proc/sys/net/ipv4/tcp_rmem)))
+check "iperf3: bytes received as sent, less at most what was in flight ($recvd of $sent)" \
+	test "${recvd:-0}" -le "${sent:-0}" -a $((${sent:-0} - ${recvd:-0})) -le "$inflight"
 check "all of them through SDP ($(($(sdp_rx_bytes) - rx)))" \
 	test $(($(sdp_rx_bytes) - rx)) -ge "${sent:-1}"
 
