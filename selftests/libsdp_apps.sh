@@ -49,8 +49,8 @@ inflight=$(($(awk '{print $3}' /proc/sys/net/ipv4/tcp_wmem) + \
 	$(awk '{print $3}' /proc/sys/net/ipv4/tcp_rmem)))
 check "iperf3: bytes received as sent, less at most what was in flight ($recvd of $sent)" \
 	test "${recvd:-0}" -le "${sent:-0}" -a $((${sent:-0} - ${recvd:-0})) -le "$inflight"
-check "all of them through SDP ($(($(sdp_rx_bytes) - rx)))" \
-	test $(($(sdp_rx_bytes) - rx)) -ge "${sent:-1}"
+check "every byte it counted came through SDP ($(($(sdp_rx_bytes) - rx)))" \
+	test $(($(sdp_rx_bytes) - rx)) -ge "${recvd:-1}"
 
 # ---- redis ---------------------------------------------------------------
 run="$SDP_RUN -d sdp"
