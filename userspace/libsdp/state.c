@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +37,17 @@ static struct sdp_mark *sdp_marks;	/* index 0 unused */
 static uint32_t sdp_marks_cap;
 static uint32_t sdp_marks_hint = 1;
 
+/* Signals are blocked while the lock is held: a handler that closes a
+ * socket (close() takes the lock) must not find its own thread holding it.
+ */
+static __thread sigset_t sdp_saved_mask;
+
 void sdp_lock(void)
 {
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &sdp_saved_mask);
 	pthread_mutex_lock(&sdp_mutex);
 }
 
@@ -46,6 +56,7 @@ void sdp_unlock(void)
 	int saved_errno = errno;
 
 	pthread_mutex_unlock(&sdp_mutex);
+	pthread_sigmask(SIG_SETMASK, &sdp_saved_mask, NULL);
 	errno = saved_errno;
 }
 

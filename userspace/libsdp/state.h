@@ -13,8 +13,10 @@
  * table's contents and the epoll marks.  sdp_fd_tracked() and the two
  * counters are read without it, as hints for fast paths: an untracked
  * descriptor costs no lock.  The lock is never held across a call that
- * may block for long (a blocking connect, accept or wait).  fork() takes
- * it (pthread_atfork), so the child starts with it free.
+ * may block for long (a blocking connect, accept or wait), and signals
+ * are blocked while it is held, so that a signal handler may call what
+ * takes it.  fork() takes it (pthread_atfork), so the child starts with
+ * it free.
  */
 #ifndef SDP_STATE_H
 #define SDP_STATE_H
