@@ -6,8 +6,9 @@
 #  - "both" client to a TCP-only server: SDP is refused, TCP carries it,
 #    for a blocking connect and for non-blocking ones waited on with
 #    poll, ppoll, select and epoll (the program never sees the refusal);
-#  - "both" server, waiting with epoll, poll, select or a blocking accept:
-#    a plain TCP client and an SDP client on the same port;
+#  - "both" server, waiting with epoll, poll, select, a blocking accept or
+#    forked children's blocking accepts: a plain TCP client and an SDP
+#    client on the same port;
 #  - "both" to 127.0.0.1 (no RDMA device there): TCP;
 #  - rules by port range and prefix pick SDP or TCP as written;
 #  - 50 threads creating and connecting sockets at once;
@@ -73,7 +74,7 @@ check_eq "none connected over SDP" "$opens" "$(sdp_stat ActiveOpens)"
 
 # "both" server: a TCP client and an SDP client on the same port
 port=7420
-for kind in epoll poll select block; do
+for kind in epoll poll select block fork; do
 	server $both_conf $port $kind 2
 	check "both server ($kind) listens on TCP" tcp_listening $port
 	check "both server ($kind) listens on SDP" sdp_listening $port

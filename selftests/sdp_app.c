@@ -3,10 +3,11 @@
  * An ordinary TCP program, for libsdp's tests: it knows nothing of SDP
  * (AF_INET sockets only), so whatever SDP it uses, libsdp gave it.
  *
- *   sdp_app server ADDR PORT epoll|poll|select|block N
+ *   sdp_app server ADDR PORT epoll|poll|select|block|fork N
  *	an echo server for N connections, its listener waited on with
  *	epoll, poll(), select() (non-blocking sockets) or a blocking
- *	accept(); prints "served N" and exits 0 once all N ended cleanly.
+ *	accept(), or N forked children each blocking in accept() for one;
+ *	prints "served N" and exits 0 once all N ended cleanly.
  *   sdp_app client ADDR PORT block|poll|ppoll|select|epoll
  *	connects (non-blocking, waiting with the given call, then SO_ERROR;
  *	or blocking), then echoes 1 MiB through the server in 64 KiB pieces,
@@ -36,6 +37,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef SO_ZEROCOPY
@@ -123,7 +125,31 @@ static int run_server(const char *kind, int n)
 {
 	int l = listener(), c, i, conns[MAXC], nc = 0;
 
-	if (!strcmp(kind, "block")) {
+	if (!strcmp(kind, "fork")) {
+		/* a pre-forking server: N children, one accept() each */
+		pid_t kids[MAXC];
+		int st, bad = 0;
+
+		for (i = 0; i < n && i < MAXC; i++) {
+			kids[i] = fork();
+			if (kids[i])
+				continue;
+			c = accept(l, NULL, NULL);
+			if (c < 0) {
+				printf("child accept: %s\n", errname(errno));
+				_exit(1);
+			}
+			while (!echo_once(c))
+				;
+			_exit(failed);
+		}
+		for (i = 0; i < n && i < MAXC; i++) {
+			waitpid(kids[i], &st, 0);
+			bad += !WIFEXITED(st) || WEXITSTATUS(st);
+		}
+		served = n - bad;
+		failed = bad;
+	} else if (!strcmp(kind, "block")) {
 		while (served < n) {
 			c = accept(l, NULL, NULL);
 			if (c < 0) {
