@@ -14,6 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
+# a failed case must not leave servers holding SDP sockets for the next test
+trap 'pkill -x iperf3; pkill -x redis-server; pkill -x qperf; pkill -f http.server' EXIT
 sdp_unload
 sdp_load || exit 1
 

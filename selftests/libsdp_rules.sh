@@ -16,6 +16,8 @@
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
+# a failed case must not leave servers holding SDP sockets for the next test
+trap 'pkill -x sdp_app' EXIT
 sdp_unload
 sdp_load || exit 1
 sdp_conf=/tmp/sdp.conf both_conf=/tmp/both.conf

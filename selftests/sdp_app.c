@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,9 +122,30 @@ static int listener(void)
 	return l;
 }
 
+/* The listener's O_NONBLOCK is what the program made it, whatever libsdp
+ * does underneath; FIONBIO and F_SETFL agree.
+ */
+static int check_flags(int l, bool nb)
+{
+	int on = 1, off = 0, ok = !!(fcntl(l, F_GETFL) & O_NONBLOCK) == nb;
+
+	ioctl(l, FIONBIO, &on);
+	ok &= !!(fcntl(l, F_GETFL) & O_NONBLOCK);
+	ioctl(l, FIONBIO, &off);
+	ok &= !(fcntl(l, F_GETFL) & O_NONBLOCK);
+	if (nb)
+		nonblock(l);
+	if (!ok)
+		printf("the listener's O_NONBLOCK is not the program's\n");
+	return ok ? 0 : 1;
+}
+
 static int run_server(const char *kind, int n)
 {
 	int l = listener(), c, i, conns[MAXC], nc = 0;
+
+	if (check_flags(l, false))
+		return 1;
 
 	if (!strcmp(kind, "fork")) {
 		/* a pre-forking server: N children, one accept() each */

@@ -108,6 +108,7 @@ static void sdp_init_once_fn(void)
 	RESOLVE(dup3);
 	RESOLVE(fcntl);
 	RESOLVE_OPT(fcntl64);
+	RESOLVE(ioctl);
 	RESOLVE(setsockopt);
 	RESOLVE(getsockopt);
 	RESOLVE(getsockname);

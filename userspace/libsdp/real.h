@@ -35,6 +35,7 @@ struct sdp_real {
 	int (*dup3)(int, int, int);
 	int (*fcntl)(int, int, ...);
 	int (*fcntl64)(int, int, ...);
+	int (*ioctl)(int, unsigned long, ...);
 	int (*setsockopt)(int, int, int, const void *, socklen_t);
 	int (*getsockopt)(int, int, int, void *, socklen_t *);
 	int (*getsockname)(int, struct sockaddr *, socklen_t *);

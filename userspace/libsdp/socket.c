@@ -14,7 +14,9 @@
  *              fails; "both" tries SDP and, on an error that says the peer
  *              has no SDP, carries on over TCP, also when a non-blocking
  *              connect fails later (see wait.c).
- *   accept()   on a "both" listener, a connection from either socket.
+ *   accept()   on a "both" listener, a connection from either socket;
+ *              both are non-blocking underneath, the program's own
+ *              O_NONBLOCK is kept by fcntl() and ioctl(FIONBIO).
  *   close(), dup*(), fcntl(F_DUPFD*)  keep the descriptor table true.
  *   setsockopt() records options for a later swap; getsockopt() answers
  *              as for TCP where the SDP socket would say otherwise.
@@ -27,6 +29,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +137,8 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 /* Under the lock: listen on @s's twin too, or give it up. */
 static void sdp_listen_twin(int fd, struct sdp_sock *s, int backlog)
 {
+	int fl;
+
 	if (s->twin >= 0 && sdp_real.listen(s->twin, backlog)) {
 		sdp_log(SDP_LOG_INFO, "listen: TCP only, the SDP twin cannot listen: %m");
 		sdp_sock_close_twin(s);
@@ -143,6 +148,15 @@ static void sdp_listen_twin(int fd, struct sdp_sock *s, int backlog)
 		return;
 	}
 	sdp_sock_set_state(s, SDP_SOCK_BOTH_LISTEN);
+	/* accept() must never block on one of the two while the other has
+	 * a connection (another process or thread may take the one poll()
+	 * saw): the listener is non-blocking from now on, and libsdp keeps
+	 * the program's own O_NONBLOCK (fcntl(), FIONBIO) in nb_user
+	 */
+	fl = sdp_real.fcntl(fd, F_GETFL);
+	s->nb_user = fl >= 0 && (fl & O_NONBLOCK);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		sdp_real.fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	sdp_twin_register(s);
 	sdp_log(SDP_LOG_DEBUG, "descriptor %d listens on TCP and SDP", fd);
 }
@@ -377,30 +391,25 @@ static long long sdp_now_ms(void)
 }
 
 /* accept() on a "both" listener: from whichever has a connection, as
- * TCP's accept() waits: not at all when non-blocking, up to SO_RCVTIMEO
- * (then EAGAIN), restarted after a signal only without a timeout and if
- * the handlers say SA_RESTART.
+ * TCP's accept() waits: not at all when the program made it non-blocking,
+ * up to SO_RCVTIMEO (then EAGAIN), restarted after a signal only without
+ * a timeout and if the handlers say SA_RESTART.  Both sockets are
+ * non-blocking: one a poll() saw ready may have been taken meanwhile.
  */
-static int sdp_accept_both(int fd, int twin, struct sockaddr *addr,
-			   socklen_t *len, int flags)
+static int sdp_accept_both(int fd, int twin, bool nonblock,
+			   struct sockaddr *addr, socklen_t *len, int flags)
 {
-	int nonblock = sdp_real.fcntl(fd, F_GETFL) & O_NONBLOCK;
 	int timeout = nonblock ? 0 : sdp_rcvtimeo_ms(fd);
 	long long deadline = sdp_now_ms() + (timeout > 0 ? timeout : 0);
 	struct pollfd p[2];
-	int n, ret, wait;
+	int n, ret, wait, i;
 
 	for (;;) {
-		p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		p[1] = (struct pollfd){ .fd = twin, .events = POLLIN };
-		n = sdp_real.poll(p, 2, 0);
-		if (n > 0 && (p[1].revents & POLLIN)) {
-			ret = sdp_real.accept4(twin, addr, len, flags);
+		for (i = 0; i < 2; i++) {
+			ret = sdp_real.accept4(i ? fd : twin, addr, len, flags);
 			if (ret >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
 				return ret;
 		}
-		if (n > 0 && p[0].revents)
-			return sdp_real.accept4(fd, addr, len, flags);
 		if (nonblock)
 			return sdp_fail(EAGAIN);
 		wait = -1;
@@ -411,6 +420,8 @@ static int sdp_accept_both(int fd, int twin, struct sockaddr *addr,
 				return sdp_fail(EAGAIN);	/* SO_RCVTIMEO */
 			wait = left;
 		}
+		p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = twin, .events = POLLIN };
 		n = sdp_real.poll(p, 2, wait);
 		if (n < 0 && errno == EINTR &&
 		    (timeout > 0 || !sdp_restartable()))
@@ -424,17 +435,20 @@ static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
 		      int flags)
 {
 	struct sdp_sock *s;
+	bool nonblock = false;
 	int twin = -1;
 
 	if (sdp_fd_tracked(fd)) {
 		sdp_lock();
 		s = sdp_sock_get(fd);
-		if (s && s->state == SDP_SOCK_BOTH_LISTEN)
+		if (s && s->state == SDP_SOCK_BOTH_LISTEN) {
 			twin = s->twin;
+			nonblock = s->nb_user;
+		}
 		sdp_unlock();
 	}
 	if (twin >= 0)
-		return sdp_accept_both(fd, twin, addr, len, flags);
+		return sdp_accept_both(fd, twin, nonblock, addr, len, flags);
 	return sdp_real.accept4(fd, addr, len, flags);
 }
 
@@ -530,6 +544,28 @@ static int sdp_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	struct sdp_sock *s;
 	int ret;
 
+	if ((cmd == F_GETFL || cmd == F_SETFL) && sdp_fd_tracked(fd)) {
+		sdp_lock();
+		s = sdp_sock_get(fd);
+		if (s && s->state == SDP_SOCK_BOTH_LISTEN) {
+			/* the listener stays non-blocking (sdp_listen_twin()) */
+			if (cmd == F_GETFL) {
+				ret = real(fd, cmd);
+				if (ret >= 0)
+					ret = (ret & ~O_NONBLOCK) |
+					      (s->nb_user ? O_NONBLOCK : 0);
+			} else {
+				ret = real(fd, cmd, (long)arg | O_NONBLOCK);
+				if (!ret) {
+					s->nb_user = (long)arg & O_NONBLOCK;
+					real(s->twin, cmd, (long)arg | O_NONBLOCK);
+				}
+			}
+			sdp_unlock();
+			return ret;
+		}
+		sdp_unlock();
+	}
 	ret = real(fd, cmd, arg);
 	if (ret < 0 || !sdp_fd_tracked(fd))
 		return ret;
@@ -542,6 +578,7 @@ static int sdp_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	case F_SETOWN:
 	case F_SETOWN_EX:
 	case F_SETSIG:
+		/* a twin bound, not yet listening */
 		sdp_lock();
 		s = sdp_sock_get(fd);
 		if (s && s->twin >= 0)
@@ -575,6 +612,32 @@ SDP_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_end(ap);
 	sdp_init();
 	return sdp_fcntl(sdp_real.fcntl64, fd, cmd, arg);
+}
+
+/* ioctl(FIONBIO) on a "both" listener: the program's O_NONBLOCK (the
+ * listener itself stays non-blocking).
+ */
+SDP_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	struct sdp_sock *s;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	sdp_init();
+	if (req == FIONBIO && arg && sdp_fd_tracked(fd)) {
+		sdp_lock();
+		s = sdp_sock_get(fd);
+		if (s && s->state == SDP_SOCK_BOTH_LISTEN) {
+			s->nb_user = !!*(int *)arg;
+			sdp_unlock();
+			return 0;
+		}
+		sdp_unlock();
+	}
+	return sdp_real.ioctl(fd, req, arg);
 }
 
 SDP_EXPORT int setsockopt(int fd, int level, int name, const void *val,

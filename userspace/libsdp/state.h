@@ -59,6 +59,7 @@ struct sdp_sock {
 	enum sdp_sock_state state;
 	int twin;		/* BOTH: the SDP socket beside, or -1 */
 	int pending_err;	/* SO_ERROR libsdp read, for the program */
+	bool nb_user;		/* BOTH_LISTEN: the program's O_NONBLOCK */
 	bool bound;
 	socklen_t bind_len;
 	struct sockaddr_storage bind_addr;
