@@ -243,6 +243,10 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	dev = ssk->sdev->ibdev;
 
 	sdp_bufs_free(ssk);
+	/* a new stream: SrcAvails of an earlier connection left unread must
+	 * not count against its sends (sdp_sendmsg())
+	 */
+	ssk->zc_read_total = ssk->zc_adv_total;
 	sdp_conn_size(ssk);
 	err = sdp_ring_alloc(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk),
 			     ssk->rcv_size, SDP_BUF_RX);
