@@ -124,10 +124,7 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		s->bind_len = len;
 		memcpy(&s->bind_addr, addr, len);
 		if (use == SDP_USE_BOTH) {
-			s->twin = sdp_twin_open(fd, s);
-			if (s->twin < 0)
-				sdp_log(SDP_LOG_INFO, "bind: TCP only, no SDP twin: %s",
-					strerror(-s->twin));
+			sdp_twin_open(fd, s);
 		}
 	}
 	sdp_unlock();
@@ -203,10 +200,7 @@ SDP_EXPORT int listen(int fd, int backlog)
 				sdp_sock_set_state(s, SDP_SOCK_TCP);
 			break;
 		}
-		s->twin = sdp_twin_open(fd, s);
-		if (s->twin < 0)
-			sdp_log(SDP_LOG_INFO, "listen: TCP only, no SDP twin: %s",
-				strerror(-s->twin));
+		sdp_twin_open(fd, s);
 		sdp_listen_twin(fd, s, backlog);
 		break;
 	case SDP_SOCK_BOTH_LISTEN:

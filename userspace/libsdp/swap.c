@@ -187,26 +187,32 @@ int sdp_rebind(int fd, struct sdp_sock *s)
 	return 0;
 }
 
-int sdp_twin_open(int fd, struct sdp_sock *s)
+void sdp_twin_open(int fd, struct sdp_sock *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	int tfd, err;
+	int tfd;
 
+	s->twin = -1;
 	if (sdp_real.getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -errno;
+		goto fail;
 	tfd = sdp_real.socket(sdp_family_of(s->domain),
 			      SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (tfd < 0)
-		return -errno;
+		goto fail;
 	sdp_replay_opts(s, tfd, true);
 	sdp_copy_owner(fd, tfd, true);
 	if (sdp_real.bind(tfd, (struct sockaddr *)&ss, len)) {
-		err = -errno;
+		int err = errno;
+
 		sdp_real.close(tfd);
-		return err;
+		errno = err;
+		goto fail;
 	}
-	return tfd;
+	s->twin = tfd;
+	return;
+fail:
+	sdp_log(SDP_LOG_INFO, "descriptor %d: TCP only, no SDP twin: %m", fd);
 }
 
 void sdp_twin_register(struct sdp_sock *s)

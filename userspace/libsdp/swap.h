@@ -31,10 +31,10 @@ int sdp_swap(int fd, struct sdp_sock *s, bool sdp);
 /* Bind @fd again where the program bound its socket, if it did. */
 int sdp_rebind(int fd, struct sdp_sock *s);
 
-/* An SDP socket bound where the TCP socket on @fd is: its twin.  The
- * descriptor, non-blocking, or -errno.
+/* An SDP socket bound where the TCP socket on @fd is, its twin, in
+ * s->twin (-1, logged, if there can be none).
  */
-int sdp_twin_open(int fd, struct sdp_sock *s);
+void sdp_twin_open(int fd, struct sdp_sock *s);
 
 /* Register the twin wherever the socket is registered. */
 void sdp_twin_register(struct sdp_sock *s);
