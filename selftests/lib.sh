@@ -3,7 +3,7 @@
 
 SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SDP_REPO=${SDP_REPO:-$(cd "$SELFTESTS_DIR/.." && pwd)}
-SDP_KO=$SDP_REPO/net/sdp/ib_sdp.ko
+SDP_KO=${SDP_KO:-$SDP_REPO/net/sdp/ib_sdp.ko}
 KVER=${KVER:-$(uname -r)}
 PATH=$SELFTESTS_DIR:$SDP_REPO/testbed:$PATH
 KSFT_SKIP=4

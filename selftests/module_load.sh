@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # ib_sdp loads and unloads cleanly 50 times; it attaches to the RDMA
-# devices present and to ones added later (one protection domain each,
-# dropped when the device or the module goes); it cannot be unloaded while
-# an SDP socket is open, and unloads once the socket is closed.
+# devices present and to ones added later; every connection end has a
+# protection domain of its own, for the time it is connected (a key must
+# work on its own connection only), and an unconnected socket none; it
+# cannot be unloaded while an SDP socket is open, and unloads once the
+# socket is closed.
 . "$(dirname "$0")/lib.sh"
 
 rxe-up >/dev/null || exit 1
@@ -13,22 +15,35 @@ ok=0
 for i in $(seq 50); do
 	sdp_load || break
 	[ "$(sdp_hold 27 </dev/null)" = ready ] || break
-	[ "$(sdp_pd_count)" = 1 ] || break
-	rmmod ib_sdp || break
 	[ "$(sdp_pd_count)" = 0 ] || break
+	rmmod ib_sdp || break
 	ok=$i
 done
-check_eq "load, socket, unload cycles (PD taken and released each time)" 50 "$ok"
+check_eq "load, socket, unload cycles (no PD without a connection)" 50 "$ok"
 
 sdp_load
-check_eq "one PD on rxe0 owned by ib_sdp" 1 "$(sdp_pd_count)"
+check_eq "no PD owned by ib_sdp while nothing is connected" 0 "$(sdp_pd_count)"
 check_eq "sockets in use before" 0 "$(awk '$1 == "SDP" {print $3}' /proc/net/protocols)"
+
+# connected: one PD per connection end, until the connection is closed
+pds_while_connected() {	# addr port: PDs while a connection is up
+	coproc CONN { sdp_hold pair "$1" "$2"; }
+	read -r -t 30 line <&"${CONN[0]}"
+	sdp_pd_count
+	exec {CONN[1]}>&-
+	wait "$CONN_PID"
+}
+addr=$(rxe-up)
+check_eq "one PD per end of a connection" 2 "$(pds_while_connected "$addr" 7500)"
+for _ in $(seq 50); do [ "$(sdp_pd_count)" = 0 ] && break; sleep 0.1; done
+check_eq "and none once it is closed" 0 "$(sdp_pd_count)"
 
 # An RDMA device that goes away and comes back while ib_sdp is loaded.
 rdma link delete rxe0
-check_eq "PD released when rxe0 is removed" 0 "$(sdp_pd_count)"
-rxe-up >/dev/null
-check_eq "PD taken when rxe0 is added again" 1 "$(sdp_pd_count)"
+addr=$(rxe-up)
+check_eq "rxe0 added again: a connection gets its PDs on it" 2 \
+	"$(pds_while_connected "$addr" 7501)"
+for _ in $(seq 50); do [ "$(sdp_pd_count)" = 0 ] && break; sleep 0.1; done
 
 # Unloading is impossible while a socket is open.
 coproc HOLD { sdp_hold 28; }

@@ -21,23 +21,30 @@
  *   valid          a correct 5-byte Data message, then a clean disconnect
  * Prints what happened: "rejected", "disconnected" or "established".
  *
- * ZCopy keys, against "sdp_zc holdsend" on ADDR PORT: two connections to
- * the same host share its protection domain, so the key of a SrcAvail
- * received on the first can be tried by an RDMA READ on the second.
- *   zc-stale       read the SrcAvail (and, as a control, a page of it on
- *                  the second connection), answer RdmaRdCompl, wait for
- *                  the sender's "done", then read with the old key again
- *   zc-hold        take the SrcAvail, read a page of it on the second
- *                  connection (the control), print "holding", never
- *                  answer; once the first connection is reset (the
- *                  sender killed, or closed with SO_LINGER {1,0}), read
- *                  with the key again
+ * ZCopy keys, against "sdp_zc holdsend" on ADDR PORT, over two connections
+ * to the same host: a key must work on the connection it was advertised on
+ * and nowhere else, and only while its transfer lasts.
+ *   zc-stale       read a page of the SrcAvail (the control), read it all,
+ *                  answer RdmaRdCompl, wait for the sender's "done", then
+ *                  read with the old key on the same connection
+ *   zc-hold        take the SrcAvail, read a page of it (the control),
+ *                  try its live key on the second connection, print
+ *                  "holding" and never answer, until the first connection
+ *                  is reset (the sender killed, or closed with SO_LINGER
+ *                  {1,0})
+ *   zc-guess       take the SrcAvail, read a page of it (the control),
+ *                  then read at its address with the key's last byte
+ *                  changed (as a peer guessing the next key would)
  *   zc-sink-stale  against "sdp_zc holdrecv": take the SinkAvail its
- *                  recv() offers, write 4 KiB into it on the second
- *                  connection (the control), answer RdmaWrCompl, wait for
- *                  the reader's "done", then write with the old key again
- * Prints "control: read ok" (or "write ok") and then "old key: refused"
- * when the old key no longer works.
+ *                  recv() offers, try its live key on the second
+ *                  connection, write 4 KiB into it (the control), answer
+ *                  RdmaWrCompl, wait for the reader's "done", then write
+ *                  with the old key again
+ * Prints "control: read ok" (or "write ok"), "other connection: refused"
+ * where a live key was tried on the other connection, and "old key:
+ * refused" (or "guessed key: refused") when that key does not work.
+ * The address of every SrcAvail and SinkAvail is printed too: it must not
+ * be a kernel address.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -255,7 +262,9 @@ static int econn_compl(struct econn *e, uint8_t mid, uint32_t size)
 	return ibv_post_send(e->id->qp, &wr, &bad);
 }
 
-/* The sink's key: offered by recv(), then dead once recv() returned. */
+/* The sink's key: offered by recv(), usable on its own connection only,
+ * then dead once recv() returned.
+ */
 static int zc_sink_case(struct econn *e1, struct econn *e2)
 {
 	struct bsdh *h = econn_recv(e1, 0xfd);
@@ -273,8 +282,10 @@ static int zc_sink_case(struct econn *e1, struct econn *e2)
 	len = ntohl(len);
 	rkey = ntohl(rkey);
 	addr = be64toh(addr);
-	printf("SinkAvail: %u bytes\n", len);
+	printf("SinkAvail: %u bytes at 0x%llx\n", len, (unsigned long long)addr);
 	st = econn_rw(e2, addr, rkey, 4096, 1);
+	printf("other connection: %s\n", st ? "refused" : "write ok");
+	st = econn_rw(e1, addr, rkey, 4096, 1);
 	printf("control: %s\n", st ? ibv_wc_status_str(st) : "write ok");
 	if (st || econn_compl(e1, 0x05, 4096))
 		return 1;
@@ -282,7 +293,7 @@ static int zc_sink_case(struct econn *e1, struct econn *e2)
 		printf("no \"done\" from the reader\n");
 		return 1;
 	}
-	st = econn_rw(e2, addr, rkey, 4096, 1);
+	st = econn_rw(e1, addr, rkey, 4096, 1);
 	printf("old key: %s\n", st ? "refused" : "still works");
 	return st ? 0 : 1;
 }
@@ -312,13 +323,19 @@ static int zc_case(struct sockaddr_in *dst, const char *c)
 	len = ntohl(len);
 	rkey = ntohl(rkey);
 	addr = be64toh(addr);
-	printf("SrcAvail: %u bytes\n", len);
+	printf("SrcAvail: %u bytes at 0x%llx\n", len, (unsigned long long)addr);
 
-	st = econn_read(&e2, addr, rkey, 4096);
+	st = econn_read(&e1, addr, rkey, 4096);
 	printf("control: %s\n", st ? ibv_wc_status_str(st) : "read ok");
 	if (st)
 		return 1;
 
+	if (!strcmp(c, "zc-guess")) {
+		st = econn_read(&e1, addr, (rkey & ~0xffu) | ((rkey + 1) & 0xff),
+				4096);
+		printf("guessed key: %s\n", st ? "refused" : "read ok");
+		return st ? 0 : 1;
+	}
 	if (!strcmp(c, "zc-stale")) {
 		st = econn_read(&e1, addr, rkey, len < RDSZ ? len : RDSZ);
 		if (st || econn_compl(&e1, 0x06, len)) {
@@ -329,24 +346,29 @@ static int zc_case(struct sockaddr_in *dst, const char *c)
 			printf("no \"done\" from the sender\n");
 			return 1;
 		}
-	} else {
+		st = econn_read(&e1, addr, rkey, 4096);
+		printf("old key: %s\n", st ? "refused" : "still works");
+		return st ? 0 : 1;
+	}
+
+	/* zc-hold: the live key on the other connection */
+	st = econn_read(&e2, addr, rkey, 4096);
+	printf("other connection: %s\n", st ? "refused" : "read ok");
+	printf("holding\n");
+	fflush(stdout);
+	/* until the first connection is reset */
+	do {
 		struct rdma_cm_event *ev;
 
-		printf("holding\n");
-		fflush(stdout);
-		/* until the first connection is reset */
-		do {
-			if (next_event(&ev)) {
-				printf("not reset\n");
-				return 1;
-			}
-			st = ev->id == e1.id ? (int)ev->event : -1;
-			rdma_ack_cm_event(ev);
-		} while (st != RDMA_CM_EVENT_DISCONNECTED);
-	}
-	st = econn_read(&e2, addr, rkey, 4096);
-	printf("old key: %s\n", st ? "refused" : "still works");
-	return st ? 0 : 1;
+		if (next_event(&ev)) {
+			printf("not reset\n");
+			return 1;
+		}
+		st = ev->id == e1.id ? (int)ev->event : -1;
+		rdma_ack_cm_event(ev);
+	} while (st != RDMA_CM_EVENT_DISCONNECTED);
+	printf("reset\n");
+	return 0;
 }
 
 int main(int argc, char **argv)

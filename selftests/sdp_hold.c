@@ -1,29 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test helper: open an SDP socket, print "ready", and keep it open until
- * standard input reaches EOF (or the process is killed).
+ * Test helper: hold SDP sockets open until standard input reaches EOF (or
+ * the process is killed), after printing "ready".
  *
- * Usage: sdp_hold [FAMILY]   (default 27)
+ * Usage: sdp_hold [FAMILY]          one unconnected socket (default 27)
+ *        sdp_hold pair ADDR PORT    a connection to itself: a listener
+ *                                   on ADDR:PORT, a client and the
+ *                                   accepted end (AF_INET_SDP)
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+static int hold_pair(const char *addr, int port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	int l = socket(27, SOCK_STREAM, 0), c = socket(27, SOCK_STREAM, 0);
+	int one = 1, a;
+
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 || l < 0 || c < 0) {
+		perror("sdp_hold: socket");
+		return -1;
+	}
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 4) ||
+	    connect(c, (struct sockaddr *)&sin, sizeof(sin))) {
+		perror("sdp_hold: bind/listen/connect");
+		return -1;
+	}
+	a = accept(l, NULL, NULL);
+	if (a < 0) {
+		perror("sdp_hold: accept");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int family = argc > 1 ? atoi(argv[1]) : 27;
-	int fd = socket(family, SOCK_STREAM, 0);
 	char c;
 
-	if (fd < 0) {
-		perror("sdp_hold: socket");
-		return 1;
+	if (argc == 4 && !strcmp(argv[1], "pair")) {
+		if (hold_pair(argv[2], atoi(argv[3])))
+			return 1;
+	} else {
+		int family = argc > 1 ? atoi(argv[1]) : 27;
+
+		if (socket(family, SOCK_STREAM, 0) < 0) {
+			perror("sdp_hold: socket");
+			return 1;
+		}
 	}
 	printf("ready\n");
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
-	close(fd);
 	return 0;
 }

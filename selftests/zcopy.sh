@@ -15,12 +15,13 @@
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
 #    closed while their SrcAvails are read ahead;
-#  - no key outlives its transfer: a raw-verbs peer reads with an old key
-#    through a second connection to the same device (same protection
-#    domain), after the transfer, after the sender was killed, and after
-#    a close with SO_LINGER {1,0} with a MSG_ZEROCOPY send outstanding, and
-#    a SinkAvail's key written to after recv() returned; the same access
-#    while the key is live is the control;
+#  - keys work only where and while they should: a raw-verbs peer with two
+#    connections tries a live SrcAvail's and SinkAvail's key on the other
+#    connection (refused: a PD per connection), an old key once the
+#    transfer is over and a guessed next key (refused), while the same
+#    access with the live key is the control; a sender killed, or closed
+#    with SO_LINGER {1,0} with a MSG_ZEROCOPY send outstanding, resets the
+#    connection; no advertised address is a kernel address;
 #  - and nothing leaks (sdp_check_clean counts MRs too).
 . "$(dirname "$0")/lib.sh"
 
@@ -62,14 +63,27 @@ mode kill 8140
 mode closeahead 8145
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
-# stale keys
+# Keys: valid on their own connection only, and only while their transfer
+# lasts; advertised addresses say nothing about kernel memory.
+kaddr() {	# text: no advertised address is a kernel address
+	! grep -qiE 'Avail: .* at 0xffff' <<<"$1" && grep -qE 'Avail: .* at 0x' <<<"$1"
+}
 sleep 60 | sdp_zc holdsend "$addr" 8150 block >/tmp/hold.out 2>&1 &
 sleep 1
 out=$(timeout 60 sdp_evil "$addr" 8150 zc-stale 2>&1)
 echo "$out"
 check "control: the live key reads" grep -q "control: read ok" <<<"$out"
 check "after the transfer the old key is refused" grep -q "old key: refused" <<<"$out"
+check "the SrcAvail's address is not a kernel address" kaddr "$out"
 pkill -f "holdsend $addr 8150"
+
+sleep 60 | sdp_zc holdsend "$addr" 8155 block >/tmp/hold.out 2>&1 &
+sleep 1
+out=$(timeout 60 sdp_evil "$addr" 8155 zc-guess 2>&1)
+echo "$out"
+check "guess: control: the live key reads" grep -q "control: read ok" <<<"$out"
+check "guess: the next key is refused" grep -q "guessed key: refused" <<<"$out"
+pkill -f "holdsend $addr 8155"
 
 hold() {	# port mode how-to-end
 	local hp ep
@@ -95,7 +109,9 @@ hold() {	# port mode how-to-end
 	wait "$hp" 2>/dev/null	# (killed: a message from bash)
 	cat /tmp/evil.out
 	check "$3: control: the live key reads" grep -q "control: read ok" /tmp/evil.out
-	check "$3: then the old key is refused" grep -q "old key: refused" /tmp/evil.out
+	check "$3: the live key is refused on another connection" \
+		grep -q "other connection: refused" /tmp/evil.out
+	check "$3: then the connection is reset" grep -q "^reset" /tmp/evil.out
 }
 hold 8160 block kill
 hold 8170 linger0 close
@@ -105,9 +121,12 @@ sleep 60 | sdp_zc holdrecv "$addr" 8180 >/tmp/hold.out 2>&1 &
 sleep 1
 out=$(timeout 60 sdp_evil "$addr" 8180 zc-sink-stale 2>&1)
 echo "$out"
+check "SinkAvail: the live key is refused on another connection" \
+	grep -q "other connection: refused" <<<"$out"
 check "SinkAvail: control: the live key writes" grep -q "control: write ok" <<<"$out"
 check "SinkAvail: once recv() returned the old key is refused" \
 	grep -q "old key: refused" <<<"$out"
+check "the SinkAvail's address is not a kernel address" kaddr "$out"
 pkill -f "holdrecv $addr 8180"
 sdp_check_clean
 finish

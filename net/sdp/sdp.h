@@ -16,7 +16,10 @@
  *                        - one per queued work item (teardown, fin timer).
  *
  *  struct sdp_device   one per RDMA device (sdp_dev.c), refcounted; each
- *                      connection holds a reference while it uses the PD.
+ *                      connection holds a reference while it uses the
+ *                      device.  Every connection has a protection domain
+ *                      of its own (ssk->pd), so that a key advertised on
+ *                      one connection works on no other.
  *
  *  rdma_cm_id          owned by the socket.  Whoever sets ssk->cm_id to
  *                      NULL (under the socket lock) destroys it, outside
@@ -183,6 +186,7 @@ struct sdp_sock {
 
 	/* connection resources (SDP_F_CONN) */
 	struct sdp_device	*sdev;
+	struct ib_pd		*pd;		/* this connection's alone */
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
 	u32			port_num;
@@ -299,7 +303,6 @@ static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
 
 struct sdp_device {
 	struct ib_device	*ibdev;
-	struct ib_pd		*pd;
 	struct kref		ref;
 };
 

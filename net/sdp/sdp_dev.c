@@ -4,10 +4,12 @@
  *
  * ib_sdp registers as an ib_client.  For every RDMA device that appears
  * (including ones added later, e.g. "rdma link add ... type rxe") it
- * allocates a struct sdp_device holding one protection domain shared by
- * all SDP connections on that device.  The device's client data holds the
+ * allocates a struct sdp_device.  The device's client data holds the
  * initial reference, dropped when the device goes away; connections take
- * their own with sdp_dev_get() and drop it with sdp_dev_put().
+ * their own with sdp_dev_get() and drop it with sdp_dev_put().  Nothing
+ * on the device is shared between connections: each allocates its own
+ * protection domain (sdp_verbs.c), so that the memory keys it advertises
+ * are valid on its own queue pair only.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -25,10 +27,7 @@ static DEFINE_MUTEX(sdp_dev_lock);
 
 static void sdp_dev_release(struct kref *ref)
 {
-	struct sdp_device *sdev = container_of(ref, struct sdp_device, ref);
-
-	ib_dealloc_pd(sdev->pd);
-	kfree(sdev);
+	kfree(container_of(ref, struct sdp_device, ref));
 }
 
 /**
@@ -62,14 +61,6 @@ static int sdp_dev_add(struct ib_device *ibdev)
 	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
 	if (!sdev)
 		return -ENOMEM;
-
-	sdev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(sdev->pd)) {
-		int err = PTR_ERR(sdev->pd);
-
-		kfree(sdev);
-		return err;
-	}
 	sdev->ibdev = ibdev;
 	kref_init(&sdev->ref);
 	mutex_lock(&sdp_dev_lock);

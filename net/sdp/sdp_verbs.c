@@ -216,38 +216,60 @@ static void sdp_qp_event(struct ib_event *ev, void *ctx)
 			 ib_event_msg(ev->event));
 }
 
-/**
- * sdp_conn_create - create the QP, CQ and buffers of a connection
- * @ssk: the socket, locked
- * @id: its rdma_cm_id, whose device is known (route resolved, or a
- *	connection request)
- *
- * Posts every receive buffer, so that the Hello or HelloAck may advertise
- * them all.  Takes the connection's reference on the socket.
- *
- * Return: 0 or a negative errno; on failure nothing is left allocated.
+/* Work requests one RDMA READ or WRITE op of SDP_ZC_CHUNK may take: one
+ * per @sge pages, or a REG_MR, the op and a LOCAL_INV where rdma_rw goes
+ * through a memory registration (iWARP's READs, some devices' large ones).
  */
-int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
+static u32 sdp_rw_op_wrs(u32 sge)
 {
-	struct ib_qp_init_attr attr = {};
-	struct ib_device *dev;
-	int err, cqe, zc_wrs, sge;
+	return max_t(u32, DIV_ROUND_UP(SDP_ZC_CHUNK_PAGES, sge), 3);
+}
+
+/**
+ * sdp_qp_caps - size the queues for everything that may be posted at once
+ * @ssk: the socket, its rings sized
+ * @dev: the device
+ * @attr: the QP's attributes to fill in
+ *
+ * The send queue holds every data and control message, the keepalive
+ * probe, a REG_MR and a LOCAL_INV for each ZCopy registration, the RDMA
+ * READ ops of a reader and the RDMA WRITE ops of a writer running at the
+ * same time, and one more for ib_drain_qp().  rdma_rw adds its own share
+ * for its contexts (both directions).  The CQ is sized by the caller for
+ * a completion of every one of them.
+ */
+static void sdp_qp_caps(struct sdp_sock *ssk, struct ib_device *dev,
+			struct ib_qp_init_attr *attr)
+{
+	u32 sge = min3(SDP_ZC_RW_SGE, dev->attrs.max_send_sge,
+		       dev->attrs.max_sge_rd);
+
+	sge = max(sge, 1U);
+	attr->cap.max_send_sge = sge;
+	attr->cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 +
+				2 * SDP_ZC_REGS +
+				2 * SDP_ZC_RW_OPS * sdp_rw_op_wrs(sge) + 1;
+	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS;
+	attr->cap.max_recv_wr = sdp_rx_ring_size(ssk) + 1;
+	attr->cap.max_recv_sge = 1;
+	attr->cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
+}
+
+/* CQ entries for @attr: a completion for every work request of both
+ * queues, rdma_rw's registrations included (it adds up to three work
+ * requests per context to the send queue).
+ */
+static int sdp_cq_size(const struct ib_qp_init_attr *attr)
+{
+	return attr->cap.max_send_wr + 3 * attr->cap.max_rdma_ctxs +
+	       attr->cap.max_recv_wr;
+}
+
+static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
+{
 	u32 i;
+	int err;
 
-	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
-		return -EBUSY;
-
-	ssk->sdev = sdp_dev_get(id->device);
-	if (!ssk->sdev)
-		return -ENODEV;
-	dev = ssk->sdev->ibdev;
-
-	sdp_bufs_free(ssk);
-	/* a new stream: SrcAvails of an earlier connection left unread must
-	 * not count against its sends (sdp_sendmsg())
-	 */
-	ssk->zc_read_total = ssk->zc_adv_total;
-	sdp_conn_size(ssk);
 	err = sdp_ring_alloc(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk),
 			     ssk->rcv_size, SDP_BUF_RX);
 	if (!err)
@@ -266,62 +288,114 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		err = sdp_ring_map(dev, ssk->ctrl_ring, SDP_CTRL_BUFS,
 				   DMA_TO_DEVICE);
 	if (err)
-		goto err_bufs;
+		return err;
 
 	for (i = 0; i < ssk->tx_size; i++)
 		list_add_tail(&ssk->tx_ring[i].list, &ssk->tx_free);
 	WRITE_ONCE(ssk->tx_nfree, ssk->tx_size);
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
 		list_add_tail(&ssk->ctrl_ring[i].list, &ssk->ctrl_free);
+	return 0;
+}
 
-	/* ZCopy: a REG_MR and a LOCAL_INV per SrcAvail, the RDMA READ ops
-	 * (each a few work requests of up to sge pages)
-	 */
-	sge = min3(SDP_ZC_RW_SGE, dev->attrs.max_send_sge, dev->attrs.max_sge_rd);
-	sge = max(sge, 1);
-	zc_wrs = 2 * SDP_ZC_REGS +
-		 SDP_ZC_RW_OPS * DIV_ROUND_UP(SDP_ZC_CHUNK_PAGES, sge);
-	/* the keepalive probe, and +1 on each queue for ib_drain_qp() */
-	cqe = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1 +
-	      sdp_rx_ring_size(ssk) + 1;
-	ssk->cq = ib_alloc_cq(dev, ssk, cqe,
+static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
+{
+	struct ib_device *dev = ssk->sdev->ibdev;
+	struct ib_qp_init_attr attr = {};
+	int err;
+
+	sdp_qp_caps(ssk, dev, &attr);
+	ssk->cq = ib_alloc_cq(dev, ssk, sdp_cq_size(&attr),
 			      atomic_inc_return(&sdp_comp_vector) %
 			      max(dev->num_comp_vectors, 1),
 			      IB_POLL_SOFTIRQ);
 	if (IS_ERR(ssk->cq)) {
 		err = PTR_ERR(ssk->cq);
 		ssk->cq = NULL;
-		goto err_bufs;
+		return err;
 	}
 
 	attr.event_handler = sdp_qp_event;
 	attr.qp_context = ssk;
 	attr.send_cq = ssk->cq;
 	attr.recv_cq = ssk->cq;
-	attr.cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 + zc_wrs + 1;
-	attr.cap.max_recv_wr = sdp_rx_ring_size(ssk) + 1;
-	attr.cap.max_send_sge = sge;
-	attr.cap.max_rdma_ctxs = SDP_ZC_RW_OPS;
-	attr.cap.max_recv_sge = 1;
-	attr.cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
 	/* every message is posted signaled; rdma_rw's chained READs and
 	 * REG_MR are not
 	 */
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	err = rdma_create_qp(id, ssk->sdev->pd, &attr);
+	err = rdma_create_qp(id, ssk->pd, &attr);
 	if (err && attr.cap.max_inline_data) {
 		/* the device may not send inline: do without */
 		attr.cap.max_inline_data = 0;
-		err = rdma_create_qp(id, ssk->sdev->pd, &attr);
+		err = rdma_create_qp(id, ssk->pd, &attr);
 	}
-	if (err)
-		goto err_cq;
+	if (err) {
+		ib_free_cq(ssk->cq);
+		ssk->cq = NULL;
+		return err;
+	}
 	ssk->qp = id->qp;
 	ssk->port_num = id->port_num;
 	/* the device may report more than asked for */
 	ssk->max_inline = min_t(u32, attr.cap.max_inline_data,
 				max(READ_ONCE(sdp_inline_thresh), 0));
+	return 0;
+}
+
+/* The PD and the device reference, once nothing uses them any more. */
+static void sdp_conn_release(struct sdp_sock *ssk)
+{
+	if (ssk->pd) {
+		ib_dealloc_pd(ssk->pd);
+		ssk->pd = NULL;
+	}
+	sdp_dev_put(ssk->sdev);
+	ssk->sdev = NULL;
+}
+
+/**
+ * sdp_conn_create - create the QP, CQ and buffers of a connection
+ * @ssk: the socket, locked
+ * @id: its rdma_cm_id, whose device is known (route resolved, or a
+ *	connection request)
+ *
+ * Posts every receive buffer, so that the Hello or HelloAck may advertise
+ * them all.  Takes the connection's reference on the socket.
+ *
+ * Return: 0 or a negative errno; on failure nothing is left allocated.
+ */
+int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
+{
+	int err;
+	u32 i;
+
+	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
+		return -EBUSY;
+
+	ssk->sdev = sdp_dev_get(id->device);
+	if (!ssk->sdev)
+		return -ENODEV;
+	/* a PD of its own: its keys work on this connection only */
+	ssk->pd = ib_alloc_pd(ssk->sdev->ibdev, 0);
+	if (IS_ERR(ssk->pd)) {
+		err = PTR_ERR(ssk->pd);
+		ssk->pd = NULL;
+		goto err_dev;
+	}
+
+	sdp_bufs_free(ssk);
+	/* a new stream: SrcAvails of an earlier connection left unread must
+	 * not count against its sends (sdp_sendmsg())
+	 */
+	ssk->zc_read_total = ssk->zc_adv_total;
+	sdp_conn_size(ssk);
+	err = sdp_bufs_create(ssk, ssk->sdev->ibdev);
+	if (err)
+		goto err_bufs;
+	err = sdp_qp_create(ssk, id);
+	if (err)
+		goto err_bufs;
 
 	ssk->rx_posted = 0;
 	ssk->rx_mseq = 0;
@@ -350,14 +424,13 @@ err_qp:
 	 */
 	rdma_destroy_qp(id);
 	ssk->qp = NULL;
-err_cq:
 	ib_free_cq(ssk->cq);
 	ssk->cq = NULL;
 err_bufs:
 	sdp_bufs_unmap(ssk);
 	sdp_bufs_free(ssk);
-	sdp_dev_put(ssk->sdev);
-	ssk->sdev = NULL;
+err_dev:
+	sdp_conn_release(ssk);
 	return err;
 }
 
@@ -366,7 +439,7 @@ int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
 	struct ib_sge sge = {
 		.addr	= buf->dma,
 		.length	= buf->size,
-		.lkey	= ssk->sdev->pd->local_dma_lkey,
+		.lkey	= ssk->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe		= &buf->cqe,
@@ -397,7 +470,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	struct ib_sge sge = {
 		.addr	= buf->dma,
 		.length	= buf->len,
-		.lkey	= ssk->sdev->pd->local_dma_lkey,
+		.lkey	= ssk->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe		= &buf->cqe,
@@ -482,8 +555,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	ib_free_cq(ssk->cq);
 	ssk->cq = NULL;
 	sdp_bufs_unmap(ssk);
-	sdp_dev_put(ssk->sdev);
-	ssk->sdev = NULL;
+	sdp_conn_release(ssk);
 	__clear_bit(SDP_F_CONN, &ssk->flags);
 
 	/* Gone without a DisConn or an Abort from either side: a reset. */

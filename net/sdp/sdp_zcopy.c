@@ -179,7 +179,7 @@ static int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 	if (zc->reg_pages < 2)
 		return -EOPNOTSUPP;
 	for (i = 0; i < SDP_ZC_REGS; i++) {
-		struct ib_mr *mr = ib_alloc_mr(ssk->sdev->pd, IB_MR_TYPE_MEM_REG,
+		struct ib_mr *mr = ib_alloc_mr(ssk->pd, IB_MR_TYPE_MEM_REG,
 					       zc->reg_pages);
 
 		if (IS_ERR(mr))
@@ -253,6 +253,34 @@ static struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc)
 	return NULL;
 }
 
+/* A key the peer cannot predict: the consumer-owned byte of the MR's key
+ * is drawn at random (never the one just used), where ib_inc_rkey() would
+ * step it by one.  The key is also valid on this connection's QP alone
+ * (its own PD), so a key seen once helps no other connection.
+ */
+static void sdp_zc_new_key(struct ib_mr *mr)
+{
+	u8 key = get_random_u32() & 0xff;
+
+	if (key == (mr->rkey & 0xff))
+		key++;
+	ib_update_fast_reg_key(mr, key);
+}
+
+/* The address the peer is given says nothing about our memory: the device
+ * maps the registration at the DMA address of its first byte (on a
+ * software device, a kernel virtual address); a random page-aligned base
+ * in the lower half of the space replaces all but the offset into the
+ * first page, which the device's page list relies on.  Registrations are
+ * at most SDP_ZC_REG_PAGES long, far from wrapping.
+ */
+static void sdp_zc_hide_iova(struct ib_mr *mr)
+{
+	u64 base = get_random_u64() & GENMASK_ULL(62, PAGE_SHIFT);
+
+	mr->iova = base | (mr->iova & ~PAGE_MASK);
+}
+
 /* Pin the next part of @iter (one contiguous user range, as much as one MR
  * maps), charge it to RLIMIT_MEMLOCK unless @uarg does, map it and
  * register it for the peer with @access over exactly those bytes (a fresh
@@ -293,10 +321,11 @@ static ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 	reg->nents = ib_dma_map_sg(dev, reg->sg, reg->npages, dir);
 	if (!reg->nents)
 		goto err_account;
-	ib_update_fast_reg_key(reg->mr, ib_inc_rkey(reg->mr->rkey));
+	sdp_zc_new_key(reg->mr);
 	if (ib_map_mr_sg(reg->mr, reg->sg, reg->nents, NULL, PAGE_SIZE) !=
 	    reg->nents)
 		goto err_map;
+	sdp_zc_hide_iova(reg->mr);
 
 	rwr.wr.opcode = IB_WR_REG_MR;
 	rwr.wr.wr_cqe = &zc->reg_mr_cqe;
