@@ -439,7 +439,7 @@ void sdp_ka_reset(struct sdp_sock *ssk, bool on);
 void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_keepalive(struct sock *sk, int val);
 
-/* sdp_zcopy.c */
+/* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c */
 struct sdp_zc;
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,

@@ -14,7 +14,7 @@
  *    bytes are numbered as a stream (->rcv_nxt, ->copied_seq, and each
  *    buffer's ->seq), as TCP numbers them.
  *  - A SrcAvail stands in the queue for the peer's bytes it advertises
- *    until they are read by RDMA (sdp_zcopy.c); the bytes read ahead into
+ *    until they are read by RDMA (sdp_zc_read.c); the bytes read ahead into
  *    kernel memory wait in bounce buffers queued in front of it.
  *  - Urgent data (MSG_OOB) is the last byte of a Data message flagged
  *    OOB_PRES.  It follows tcp_check_urg()/tcp_recvmsg(): SIGURG to the
@@ -198,7 +198,7 @@ static void sdp_rx_release(struct sdp_sock *ssk)
 
 	while (!list_empty(&ssk->rx_queue)) {
 		buf = list_first_entry(&ssk->rx_queue, struct sdp_buf, list);
-		/* a SrcAvail leaves the queue once read (sdp_zcopy.c) */
+		/* a SrcAvail leaves the queue once read (sdp_zc_read.c) */
 		if (buf->mid == SDP_MID_SRC_AVAIL && buf->kind == SDP_BUF_RX)
 			break;
 		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
@@ -547,7 +547,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
 			if (buf->kind == SDP_BUF_RX &&
 			    buf->mid == SDP_MID_SRC_AVAIL) {
-				/* the peer's pages: read them (sdp_zcopy.c) */
+				/* the peer's pages: read them (sdp_zc_read.c) */
 				n = sdp_zc_recv(ssk, buf, msg, used, flags, seq);
 				if (n < 0) {
 					if (!copied)

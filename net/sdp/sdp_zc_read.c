@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: ZCopy's sink, read-based: the peer's SrcAvails, read by RDMA.
+ *
+ * A SrcAvail becomes an entry of the receive queue covering its bytes of
+ * the stream.  A reader that reaches it with at least SDP_ZC_DIRECT_MIN
+ * bytes of user buffer RDMA-READs straight into its pinned pages
+ * (rdma_rw, SDP_ZC_CHUNK per READ op); otherwise, and when no reader
+ * comes within a jiffy, bytes are read into kernel bounce buffers queued
+ * in front of the entry (read-ahead, up to what TCP would buffer:
+ * SO_RCVBUF if set, else tcp_rmem's maximum; all of it once the peer
+ * cancelled).  So a source never waits on the sink application, as a TCP
+ * sender does not, and two sides sending at once cannot deadlock.  When a
+ * SrcAvail has been read whole, its receive buffer is posted again and
+ * RdmaRdCompl goes back.
+ *
+ * Everything runs under the socket lock; the READ waits drop it.
+ */
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uio.h>
+#include <net/tcp.h>
+
+#include "sdp.h"
+#include "sdp_zcopy.h"
+
+/* Sink: a SrcAvail checked by sdp_rx_check(); queue its bytes. */
+int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_avail_hdr *a = buf->data + sizeof(struct sdp_bsdh);
+	struct sock *sk = &ssk->sk;
+	u32 len = be32_to_cpu(a->len);
+
+	if (!len || len > SDP_ZC_ADV_MAX)
+		return -EPROTO;
+	if (ssk->zc_rx_count >= SDP_ZC_REGS)
+		return -E2BIG;
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_SRCAVAIL);
+	buf->mid = SDP_MID_SRC_AVAIL;
+	buf->flags = 0;
+	buf->zc_addr = be64_to_cpu(a->addr);
+	buf->zc_rkey = be32_to_cpu(a->rkey);
+	buf->zc_len = len;
+	buf->zc_total = len;
+	buf->seq = ssk->rcv_nxt;
+	list_add_tail(&buf->list, &ssk->rx_queue);
+	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + len);
+	ssk->zc_rx_count++;
+	sk->sk_data_ready(sk);
+	if (!ssk->zc_readers)
+		sdp_timer_arm(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 1);
+	return 0;
+}
+
+/* SrcAvailCancel: the peer wants its SrcAvails read now. */
+void sdp_zc_rx_cancel(struct sdp_sock *ssk)
+{
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_ZC_CANCELS);
+	if (!ssk->zc_rx_count)
+		return;	/* read already: our RdmaRdCompl answers it */
+	__set_bit(SDP_F_ZC_HURRY, &ssk->flags);
+	sdp_timer_reset(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 0);
+}
+
+/* The SrcAvail @adv has been read whole: tell the peer, reuse its buffer. */
+static void sdp_zc_adv_done(struct sdp_sock *ssk, struct sdp_buf *adv)
+{
+	list_del_init(&adv->list);
+	ssk->zc_rx_count--;
+	ssk->zc_rdcompl += adv->zc_total;
+	adv->mid = 0;
+	sdp_rx_repost(ssk, adv);
+	if (!ssk->zc_rx_count)
+		__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
+	sdp_tx_flush(ssk);
+}
+
+/* Read up to @len bytes from the front of the SrcAvail @adv, into the
+ * user's buffer (@iter: the reader's, which moves on) or, with @iter NULL,
+ * into bounce buffers queued in front of @adv.  Called locked, by one
+ * fetcher at a time; drops the lock while the READs are under way (they
+ * end, in success or in a flush, within the transport's timeouts).
+ *
+ * Return: bytes read, or a negative errno.
+ */
+static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
+			struct iov_iter *iter, u32 len)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc *zc = sdp_zc_get(ssk);
+	u32 pos = 0, good = 0;
+	bool failed = false;
+	int i, n, posted = 0;
+
+	if (!zc)
+		return -ENOMEM;
+	if (!sdp_conn_usable(ssk))
+		return -ECONNRESET;
+	zc->fetching = true;
+	while (pos < len && posted < SDP_ZC_RW_OPS) {
+		n = sdp_zc_rw_prep(ssk, &zc->rd[posted], iter,
+				   min_t(u32, len - pos, SDP_ZC_CHUNK),
+				   adv->zc_addr + pos, adv->zc_rkey);
+		if (n < 0) {
+			if (!posted) {
+				zc->fetching = false;
+				return n;
+			}
+			break;
+		}
+		pos += n;
+		posted++;
+	}
+
+	release_sock(sk);
+	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->rd));
+	lock_sock(sk);
+
+	/* the ops completed in order: the good ones come first */
+	for (i = 0; i < posted; i++) {
+		struct sdp_zc_rw *rw = &zc->rd[i];
+		bool ok = !failed && rw->b.status == IB_WC_SUCCESS;
+		int p;
+
+		for (p = 0; p < rw->npages; p++) {
+			if (ok)
+				set_page_dirty_lock(rw->pages[p]);
+			put_page(rw->pages[p]);
+		}
+		rw->npages = 0;
+		if (!ok) {
+			failed = true;
+			if (iter)
+				iov_iter_revert(iter, rw->len);
+			if (rw->bounce)
+				sdp_bounce_free(rw->bounce);
+			continue;
+		}
+		if (rw->bounce) {
+			rw->bounce->seq = adv->seq + good;
+			list_add_tail(&rw->bounce->list, &adv->list);
+			ssk->zc_bounce += rw->len;
+			SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_BOUNCE_BYTES,
+				      rw->len);
+		} else {
+			SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_DIRECT_BYTES,
+				      rw->len);
+		}
+		good += rw->len;
+	}
+	zc->fetching = false;
+	adv->zc_addr += good;
+	adv->zc_len -= good;
+	adv->seq += good;
+	if (!adv->zc_len)
+		sdp_zc_adv_done(ssk, adv);
+	sdp_zc_wake(sk);
+	if (good && list_first_entry_or_null(&ssk->rx_queue, struct sdp_buf,
+					     list) != adv)
+		sk->sk_data_ready(sk);
+	return good ? good : -ECONNRESET;
+}
+
+/**
+ * sdp_zc_recv - a reader reached the SrcAvail @adv
+ * @ssk: the socket, locked
+ * @adv: the SrcAvail at the reader's position
+ * @msg: the reader's message
+ * @n: bytes it may take from @adv
+ * @flags: recvmsg() flags
+ * @seq: the reader's position (copied_seq, or a peek's)
+ *
+ * Reads straight into the user's buffer when it holds at least
+ * SDP_ZC_DIRECT_MIN of them (and the reader does not peek), else into a
+ * bounce buffer the reader then copies from.
+ *
+ * Return: bytes delivered into the user's buffer (the caller adds them),
+ * 0 when the reader should look again, or a negative errno.
+ */
+int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
+		size_t n, int flags, u32 *seq)
+{
+	struct sock *sk = &ssk->sk;
+	int got;
+
+	if (ssk->zc && ssk->zc->fetching) {
+		/* read-ahead or another reader is at it */
+		release_sock(sk);
+		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+		lock_sock(sk);
+		return 0;
+	}
+	if ((flags & MSG_TRUNC) && !(flags & MSG_PEEK)) {
+		/* discarded: no need to read it */
+		n = min_t(size_t, n, adv->zc_len);
+		adv->zc_addr += n;
+		adv->zc_len -= n;
+		adv->seq += n;
+		WRITE_ONCE(*seq, *seq + n);
+		if (!adv->zc_len)
+			sdp_zc_adv_done(ssk, adv);
+		return n;
+	}
+	if (!(flags & MSG_PEEK) && n >= SDP_ZC_DIRECT_MIN &&
+	    (iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter))) {
+		n = min_t(size_t, n, SDP_ZC_RW_OPS * SDP_ZC_CHUNK);
+		got = sdp_zc_fetch(ssk, adv, &msg->msg_iter, n);
+		if (got > 0)
+			WRITE_ONCE(*seq, *seq + got);
+		return got;
+	}
+	got = sdp_zc_fetch(ssk, adv, NULL, min_t(u32, adv->zc_len, SDP_ZC_CHUNK));
+	return got < 0 ? got : 0;
+}
+
+/**
+ * sdp_zc_quiesce - wait until no RDMA READ of the peer's is under way
+ * @ssk: the socket, locked; the lock is dropped while waiting
+ *
+ * Before the receive queue is emptied or the receive ring replaced
+ * (connect(AF_UNSPEC), a new connection): a fetcher holds pointers into
+ * them while it waits for its READs.
+ */
+void sdp_zc_quiesce(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	while (ssk->zc && ssk->zc->fetching) {
+		release_sock(sk);
+		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+		lock_sock(sk);
+	}
+}
+
+/* The first SrcAvail in the receive queue that is still to be read. */
+static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+
+	list_for_each_entry(buf, &ssk->rx_queue, list)
+		if (buf->kind == SDP_BUF_RX && buf->mid == SDP_MID_SRC_AVAIL)
+			return buf;
+	return NULL;
+}
+
+/* How much may wait read ahead: what TCP would buffer for a reader that
+ * does not read, its SO_RCVBUF if set, else tcp_rmem's maximum.
+ */
+static u32 sdp_zc_budget(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	u32 max = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
+		  READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
+
+	return max_t(u32, max, SDP_ZC_CHUNK);
+}
+
+/* zc_work: read ahead what no reader came for. */
+void sdp_zc_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, zc_work);
+	struct sock *sk = &ssk->sk;
+	struct sdp_buf *adv;
+
+	/* closed: its unread data is discarded, no need to fetch it */
+	if (!sdp_timer_claim(ssk, SDP_F_ZC_TIMER) || sock_flag(sk, SOCK_DEAD))
+		goto out;
+	while (sdp_conn_usable(ssk) && !(ssk->zc && ssk->zc->fetching)) {
+		adv = sdp_zc_first_adv(ssk);
+		if (!adv)
+			break;
+		if (!test_bit(SDP_F_ZC_HURRY, &ssk->flags) &&
+		    ssk->zc_bounce >= sdp_zc_budget(ssk))
+			break;
+		if (sdp_zc_fetch(ssk, adv, NULL,
+				 min_t(u32, adv->zc_len, SDP_ZC_CHUNK)) < 0)
+			break;
+	}
+out:
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/* Under the socket lock, a reader is leaving or read-ahead data was read:
+ * read ahead again what is left.
+ */
+void sdp_zc_rx_done(struct sdp_sock *ssk)
+{
+	if (ssk->zc_rx_count && !ssk->zc_readers)
+		sdp_timer_arm(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 1);
+}

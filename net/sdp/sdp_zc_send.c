@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: ZCopy's source, read-based: the peer RDMA-READs the sender's
+ * own pages.
+ *
+ * A send of at least SDP_ZCOPY_THRESH bytes from one contiguous user
+ * range, blocking or with MSG_ZEROCOPY, registers up to SDP_ZC_REG_PAGES
+ * of it for the peer to read (sdp_zcopy.c) and queues a SrcAvail {len,
+ * rkey, addr} in stream order behind the data already queued.  Up to
+ * SDP_ZC_REGS SrcAvails are outstanding.  The peer's RdmaRdCompl reports
+ * bytes read, oldest SrcAvail first; once one is read whole its key is
+ * invalidated and, when that completes, its pages are released and
+ * either the blocking sender is woken or the MSG_ZEROCOPY notification is
+ * queued.  A blocking send returns once all its SrcAvails are read.
+ * Interrupted (a signal, SO_SNDTIMEO), it sends SrcAvailCancel, which
+ * asks the sink to read the rest at once, and waits at most
+ * SDP_ZC_CANCEL_TIMEOUT more before it resets the connection.
+ *
+ * Everything runs under the socket lock.
+ */
+#include <linux/sched/signal.h>
+#include <linux/uio.h>
+
+#include "sdp.h"
+#include "sdp_zcopy.h"
+
+/**
+ * sdp_zc_want - should this part of a send go by ZCopy?
+ * @ssk: the socket, locked, connected
+ * @msg: the send, at the part to go next
+ * @flags: its flags
+ *
+ * The current segment of a user buffer must hold at least the socket's
+ * threshold, the peer must take SrcAvails, and the call must either block
+ * or carry MSG_ZEROCOPY on a socket with SDP_ZEROCOPY set.
+ */
+bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
+{
+	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
+
+	if (!thresh || !(ssk->peer_caps & SDP_CAP_SRC_AVAIL) ||
+	    !ssk->peer_adverts || (flags & MSG_OOB) ||
+	    !(iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)))
+		return false;
+	return iov_iter_single_seg_count(&msg->msg_iter) >= thresh;
+}
+
+/**
+ * sdp_zc_send - advertise the next part of a send in a SrcAvail
+ * @ssk: the socket, locked, connected
+ * @msg: the send; its iterator moves past the part advertised
+ * @uarg: the MSG_ZEROCOPY notification, or NULL for a blocking send
+ * @timeo: unused yet; for symmetry with the BCopy path
+ * @sent: bytes advertised
+ *
+ * Return: 0; -EAGAIN without a free registration or send buffer (wait,
+ * or copy instead); -ENOBUFS past RLIMIT_MEMLOCK or without MRs (copy
+ * instead); another negative errno.
+ */
+int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
+		struct ubuf_info *uarg, long *timeo, size_t *sent)
+{
+	struct sdp_avail_hdr *a;
+	struct sdp_zc_reg *reg;
+	struct sdp_zc *zc;
+	struct sdp_buf *buf;
+	ssize_t n;
+
+	zc = sdp_zc_get(ssk);
+	if (!zc || sdp_zc_mrs(ssk, zc))
+		return -ENOBUFS;
+	reg = sdp_zc_free_reg(zc);
+	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, ssk->peer_adverts) ||
+	    list_empty(&ssk->tx_free))
+		return -EAGAIN;
+	reg->sink = false;
+	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, uarg,
+			    IB_ACCESS_REMOTE_READ);
+	if (n < 0)
+		return n;
+
+	/* the SrcAvail, in stream order behind what is queued */
+	buf = list_first_entry(&ssk->tx_free, struct sdp_buf, list);
+	list_move_tail(&buf->list, &ssk->tx_queue);
+	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
+	buf->mid = SDP_MID_SRC_AVAIL;
+	buf->flags = 0;
+	buf->len = sizeof(struct sdp_bsdh) + sizeof(*a);
+	a = buf->data + sizeof(struct sdp_bsdh);
+	a->len = cpu_to_be32(n);
+	a->rkey = cpu_to_be32(reg->mr->rkey);
+	a->addr = cpu_to_be64(reg->mr->iova);
+
+	list_add_tail(&reg->node, &zc->src);
+	ssk->zc_src_count++;
+	ssk->zc_src_bytes += n;
+	ssk->zc_adv_total += n;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
+	*sent = n;
+	sdp_tx_flush(ssk);
+	return 0;
+}
+
+/**
+ * sdp_zc_wait_reg - wait for room for one more SrcAvail
+ * @ssk: the socket, locked
+ * @timeo: the send's time left
+ *
+ * Return: 0 when there may be room (or the connection failed: the caller
+ * looks), -EAGAIN when the time is up, or the signal's errno.
+ */
+int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	u32 max = ssk->zc ? min_t(u32, ssk->zc->nregs, ssk->peer_adverts) : 1;
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo, (ssk->zc_src_count < max &&
+				  !list_empty(&ssk->tx_free)) ||
+		      sk->sk_err || !sdp_conn_usable(ssk), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+/**
+ * sdp_zc_send_wait - wait until the peer has read every SrcAvail
+ * @ssk: the socket, locked
+ * @timeo: the send's time left
+ *
+ * On a signal or when the time is up, asks the peer to read the rest at
+ * once (SrcAvailCancel) and waits at most SDP_ZC_CANCEL_TIMEOUT more; a
+ * peer that does not answer then has its connection reset, which frees
+ * the pages and keys.
+ *
+ * Return: 0, or the error that interrupted the wait.
+ */
+int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	long grace = SDP_ZC_CANCEL_TIMEOUT;
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (ssk->zc_src_count && sdp_conn_usable(ssk)) {
+		if (!*timeo || signal_pending(current)) {
+			err = *timeo ? sock_intr_errno(*timeo) : -EAGAIN;
+			break;
+		}
+		sk_wait_event(sk, timeo, !ssk->zc_src_count ||
+			      !sdp_conn_usable(ssk), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (!ssk->zc_src_count || !sdp_conn_usable(ssk))
+		return sk->sk_err ? -sk->sk_err : err;
+
+	/* interrupted: the pages stay the peer's until it settles */
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_CANCELS);
+	ssk->zc_cancel = true;
+	sdp_tx_flush(ssk);
+	while (ssk->zc_src_count && sdp_conn_usable(ssk) && grace > 0) {
+		release_sock(sk);
+		grace = wait_event_timeout(ssk->zc_wait,
+					   !READ_ONCE(ssk->zc_src_count) ||
+					   !sdp_conn_usable(ssk), grace);
+		lock_sock(sk);
+	}
+	if (ssk->zc_src_count && sdp_conn_usable(ssk)) {
+		net_warn_ratelimited("ib_sdp: peer did not settle a cancelled SrcAvail, connection reset\n");
+		sdp_conn_abort(ssk, ECONNRESET, true);
+	}
+	return err;
+}
+
+/* RdmaRdCompl: @size more bytes read, oldest SrcAvail first. */
+int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
+{
+	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc_reg *reg, *tmp;
+	u64 left = 0;
+
+	if (zc)
+		list_for_each_entry(reg, &zc->src, node)
+			left += reg->len - reg->done;
+	if (!size || size > left)
+		return -EPROTO;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
+	ssk->zc_read_total += size;
+
+	list_for_each_entry_safe(reg, tmp, &zc->src, node) {
+		u32 take = min(size, reg->len - reg->done);
+
+		reg->done += take;
+		size -= take;
+		if (reg->done < reg->len)
+			break;
+		if (sdp_zc_invalidate(ssk, reg)) {
+			/* the teardown deregisters the MR, then frees */
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			break;
+		}
+		if (!size)
+			break;
+	}
+	return 0;
+}

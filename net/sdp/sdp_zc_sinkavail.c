@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: ZCopy, write-based (SinkAvail), at both ends.
+ *
+ * A blocking recv() of at least the threshold, with nothing queued to
+ * read, registers its buffer for the peer to write (REMOTE_WRITE over
+ * exactly its bytes) and sends a SinkAvail.  A source that has sent no
+ * data since the sink's mseq_ack (the SinkAvail's BSDH) and now sends at
+ * least the threshold RDMA-WRITEs from its pinned pages straight into
+ * that buffer and sends RdmaWrCompl behind the writes.  If data comes
+ * another way first, or the reader is interrupted, the sink sends
+ * SinkAvailCancel and waits for SinkCancelAck (a RdmaWrCompl may come
+ * before it: those bytes are delivered).  The sink's key is invalidated
+ * before recv() returns.
+ *
+ * Everything runs under the socket lock; the RDMA waits drop it.
+ */
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uio.h>
+
+#include "sdp.h"
+#include "sdp_zcopy.h"
+
+/**
+ * sdp_zc_sink_want - should this reader offer its buffer to the peer?
+ * @ssk: the socket, locked
+ * @msg: the reader's message
+ * @len: bytes it still wants
+ * @flags: recvmsg() flags
+ * @timeo: its time left (a SinkAvail only for a reader that may wait)
+ */
+bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		      int flags, long timeo)
+{
+	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
+
+	return thresh && timeo && len >= thresh &&
+	       !(flags & (MSG_PEEK | MSG_TRUNC | MSG_OOB)) &&
+	       (ssk->peer_caps & SDP_CAP_SINK_AVAIL) &&
+	       (iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)) &&
+	       iov_iter_single_seg_count(&msg->msg_iter) >= thresh &&
+	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data &&
+	       sdp_conn_usable(ssk) &&
+	       !(ssk->sk.sk_shutdown & RCV_SHUTDOWN) &&
+	       !(ssk->zc && ssk->zc->sink_state != SDP_ZC_SINK_NONE);
+}
+
+/* The SinkAvail's header, for sdp_send_ctrl(). */
+void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
+{
+	struct sdp_zc_reg *reg = ssk->zc->sink;
+
+	a->len = cpu_to_be32(reg->len);
+	a->rkey = cpu_to_be32(reg->mr->rkey);
+	a->addr = cpu_to_be64(reg->mr->iova);
+}
+
+static bool sdp_zc_sink_settled(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (!sdp_conn_usable(ssk))
+		return true;
+	return zc->sink_state == SDP_ZC_SINK_OUT ? zc->sink_done :
+						   zc->sink_acked;
+}
+
+/**
+ * sdp_zc_sink - offer the reader's buffer to the peer, and wait
+ * @ssk: the socket, locked, with nothing queued to read
+ * @msg: the reader's message: its iterator moves past what the peer wrote
+ * @timeo: the reader's time left
+ *
+ * Return: bytes the peer wrote into the buffer (read, as far as the stream
+ * goes), 0 when it wrote none (data came another way, the time is up, a
+ * signal: the caller goes on as without a SinkAvail), -EOPNOTSUPP when no
+ * SinkAvail could be offered (the caller waits as usual), or another
+ * negative errno.
+ */
+int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc_reg *reg;
+	struct sdp_zc *zc;
+	long grace = SDP_ZC_CANCEL_TIMEOUT;
+	u32 wrote;
+	ssize_t n;
+
+	zc = sdp_zc_get(ssk);
+	if (!zc || sdp_zc_mrs(ssk, zc))
+		return -EOPNOTSUPP;
+	reg = sdp_zc_free_reg(zc);
+	if (!reg)
+		return -EOPNOTSUPP;
+	reg->sink = true;
+	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, NULL,
+			    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE);
+	if (n < 0) {
+		reg->sink = false;
+		if (n == -ENOBUFS)
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+		return n == -EFAULT ? n : -EOPNOTSUPP;
+	}
+	zc->sink = reg;
+	zc->sink_state = SDP_ZC_SINK_OUT;
+	zc->sink_done = false;
+	zc->sink_acked = false;
+	zc->sink_wrote = 0;
+	ssk->zc_sinkavail = true;
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
+	sdp_tx_flush(ssk);
+
+	/* the peer writes, or data comes another way, or we give up */
+	add_wait_queue(sk_sleep(sk), &wait);
+	ssk->zc_readers++;
+	while (!zc->sink_done && sdp_conn_usable(ssk) &&
+	       ssk->rcv_nxt == ssk->copied_seq && !sk->sk_err &&
+	       !(sk->sk_shutdown & RCV_SHUTDOWN) && *timeo &&
+	       !signal_pending(current))
+		sk_wait_event(sk, timeo, zc->sink_done || !sdp_conn_usable(ssk) ||
+			      ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
+			      (sk->sk_shutdown & RCV_SHUTDOWN), &wait);
+	ssk->zc_readers--;
+	remove_wait_queue(sk_sleep(sk), &wait);
+
+	if (!zc->sink_done && sdp_conn_usable(ssk)) {
+		/* the peer may be writing: it must say it is done */
+		zc->sink_state = SDP_ZC_SINK_CANCEL;
+		ssk->zc_sink_cancel = true;
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
+		sdp_tx_flush(ssk);
+		while (!sdp_zc_sink_settled(ssk) && grace > 0) {
+			release_sock(sk);
+			grace = wait_event_timeout(ssk->zc_wait,
+						   sdp_zc_sink_settled(ssk), grace);
+			lock_sock(sk);
+		}
+		if (!sdp_zc_sink_settled(ssk)) {
+			net_warn_ratelimited("ib_sdp: peer did not answer a SinkAvailCancel, connection reset\n");
+			sdp_conn_abort(ssk, ECONNRESET, true);
+		}
+	}
+	wrote = zc->sink_done ? zc->sink_wrote : 0;
+	zc->sink_state = SDP_ZC_SINK_NONE;
+	zc->sink = NULL;
+
+	/* the key dies before the buffer is the reader's again */
+	if (reg->state == SDP_ZC_REG_ADVERTISED && sdp_conn_usable(ssk)) {
+		struct ib_send_wr wr = {
+			.opcode		= IB_WR_LOCAL_INV,
+			.send_flags	= IB_SEND_SIGNALED,
+			.wr_cqe		= &reg->b.cqe,
+			.ex.invalidate_rkey = reg->mr->rkey,
+		};
+
+		reg->state = SDP_ZC_REG_INVALIDATING;
+		if (ib_post_send(ssk->qp, &wr, NULL))
+			sdp_conn_abort(ssk, ECONNRESET, false);
+	}
+	/* Ours to release once our LOCAL_INV is done; otherwise (the
+	 * connection failed) the teardown deregisters the MR, then releases
+	 * it: never the pages while a key to them may work.
+	 */
+	while (reg->state != SDP_ZC_REG_INVALIDATED &&
+	       reg->state != SDP_ZC_REG_FREE) {
+		release_sock(sk);
+		wait_event(ssk->zc_wait,
+			   READ_ONCE(reg->state) == SDP_ZC_REG_INVALIDATED ||
+			   READ_ONCE(reg->state) == SDP_ZC_REG_FREE);
+		lock_sock(sk);
+	}
+	if (reg->state == SDP_ZC_REG_INVALIDATED)
+		sdp_zc_reg_finish(ssk, reg, true);
+	iov_iter_revert(&msg->msg_iter, n - wrote);
+	if (wrote)
+		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
+	return wrote;
+}
+
+/* Sink: RdmaWrCompl, the peer wrote @size bytes into our SinkAvail. */
+int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	/* the source may write only bytes that come next in the stream:
+	 * nothing can be queued before them
+	 */
+	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || zc->sink_done ||
+	    !size || size > zc->sink->len || ssk->rcv_nxt != ssk->copied_seq)
+		return -EPROTO;
+	zc->sink_done = true;
+	zc->sink_wrote = size;
+	/* those bytes were read the moment they landed */
+	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + size);
+	WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + size);
+	ssk->st.bytes_received += size;
+	ssk->st.last_data_recv = jiffies;
+	sdp_zc_wake(&ssk->sk);
+	return 0;
+}
+
+/* Sink: SinkCancelAck, the peer will not write into our SinkAvail. */
+int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (!zc || zc->sink_state != SDP_ZC_SINK_CANCEL || zc->sink_acked)
+		return -EPROTO;
+	zc->sink_acked = true;
+	sdp_zc_wake(&ssk->sk);
+	return 0;
+}
+
+/* Source: the peer offers a buffer (SinkAvail, with its BSDH's mseq_ack):
+ * usable if it had received every data-bearing message we sent.
+ */
+int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_bsdh *h = buf->data;
+	struct sdp_avail_hdr *a = (struct sdp_avail_hdr *)(h + 1);
+	u32 len = be32_to_cpu(a->len);
+
+	if (!len || len > SDP_ZC_ADV_MAX)
+		return -EPROTO;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_SINKAVAIL);
+	ssk->zc_peer_sink.addr = be64_to_cpu(a->addr);
+	ssk->zc_peer_sink.rkey = be32_to_cpu(a->rkey);
+	ssk->zc_peer_sink.len = len;
+	ssk->zc_peer_sink.ack = be32_to_cpu(h->mseq_ack);
+	ssk->zc_peer_sink.valid = true;
+	return 0;
+}
+
+/* The peer's SinkAvail may be written into only while the peer had
+ * received every data-bearing message we have sent: checked when it is
+ * used, for we may have sent data since it came.
+ */
+bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
+{
+	return ssk->zc_peer_sink.valid &&
+	       (s32)(ssk->zc_peer_sink.ack - ssk->zc_data_mseq) >= 0;
+}
+
+/* Source: SinkAvailCancel; answered once whatever we wrote is reported. */
+void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
+{
+	ssk->zc_peer_sink.valid = false;
+	ssk->zc_cancel_ack = true;
+}
+
+/**
+ * sdp_zc_write - write the next part of a send into the peer's SinkAvail
+ * @ssk: the socket, locked, with a usable SinkAvail of the peer's and
+ *	 nothing queued before it
+ * @msg: the send; its iterator moves past what was written
+ *
+ * RDMA-WRITEs from the sender's pinned pages, queues RdmaWrCompl behind
+ * the writes and waits for them (their pages are pinned).
+ *
+ * Return: bytes written, or a negative errno.
+ */
+ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc *zc = sdp_zc_get(ssk);
+	u32 len, pos = 0, good = 0;
+	int i, n, posted = 0;
+	bool failed = false;
+
+	if (!zc)
+		return -ENOMEM;
+	len = min_t(size_t, iov_iter_single_seg_count(&msg->msg_iter),
+		    min_t(u32, ssk->zc_peer_sink.len,
+			  SDP_ZC_RW_OPS * SDP_ZC_CHUNK));
+	while (pos < len && posted < SDP_ZC_RW_OPS) {
+		n = sdp_zc_rw_prep(ssk, &zc->wr[posted], &msg->msg_iter,
+				   min_t(u32, len - pos, SDP_ZC_CHUNK),
+				   ssk->zc_peer_sink.addr + pos,
+				   ssk->zc_peer_sink.rkey);
+		if (n < 0)
+			break;
+		pos += n;
+		posted++;
+	}
+	if (!posted)
+		return 0;	/* copy instead */
+	ssk->zc_peer_sink.valid = false;
+	ssk->zc_wrcompl = pos;	/* behind the writes, before any data */
+	sdp_tx_flush(ssk);
+
+	release_sock(sk);
+	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->wr));
+	lock_sock(sk);
+	for (i = 0; i < posted; i++) {
+		struct sdp_zc_rw *rw = &zc->wr[i];
+		int p;
+
+		for (p = 0; p < rw->npages; p++)
+			put_page(rw->pages[p]);
+		rw->npages = 0;
+		if (failed || rw->b.status != IB_WC_SUCCESS)
+			failed = true;
+		else
+			good += rw->len;
+	}
+	if (failed)
+		return good ? good : -ECONNRESET;	/* the connection is gone */
+	SDP_ADD_STATS(sock_net(sk), SDP_MIB_TX_ZC_WRITE_BYTES, good);
+	return good;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_sdp: ZCopy's state, shared by sdp_zcopy.c (registrations, RDMA ops,
+ * teardown), sdp_zc_send.c (SrcAvail's source), sdp_zc_read.c (SrcAvail's
+ * sink) and sdp_zc_sinkavail.c (SinkAvail).  Under the socket lock.
+ */
+#ifndef _SDP_ZCOPY_H
+#define _SDP_ZCOPY_H
+
+#include <linux/scatterlist.h>
+#include <rdma/rw.h>
+
+#include "sdp.h"
+
+enum sdp_zc_reg_state {
+	SDP_ZC_REG_FREE,
+	SDP_ZC_REG_ADVERTISED,	/* SrcAvail / SinkAvail queued or sent */
+	SDP_ZC_REG_INVALIDATING, /* over: LOCAL_INV posted */
+	SDP_ZC_REG_INVALIDATED,	/* a SinkAvail's: its reader releases it */
+};
+
+/* Pages of one SrcAvail, registered for the peer to read. */
+struct sdp_zc_reg {
+	struct sdp_buf		b;	/* LOCAL_INV completion */
+	struct list_head	node;	/* zc->src, oldest first */
+	struct ib_mr		*mr;
+	struct ubuf_info	*uarg;	/* MSG_ZEROCOPY, else NULL */
+	struct mmpin		mmp;	/* RLIMIT_MEMLOCK charge (blocking) */
+	int			npages;
+	int			nents;	/* DMA-mapped scatterlist entries */
+	u32			len;	/* bytes advertised */
+	u32			done;	/* bytes the peer reported read */
+	u8			state;	/* enum sdp_zc_reg_state */
+	bool			sink;	/* a SinkAvail's buffer, for the peer to write */
+	struct page		*pages[SDP_ZC_REG_PAGES];
+	struct scatterlist	sg[SDP_ZC_REG_PAGES];
+};
+
+/* One RDMA READ (a sink's fetch) or WRITE (into the peer's SinkAvail) op:
+ * up to SDP_ZC_CHUNK bytes.
+ */
+struct sdp_zc_rw {
+	struct sdp_buf		b;	/* the op's last work request */
+	struct rdma_rw_ctx	ctx;
+	struct sdp_buf		*bounce; /* READ into it, or into pages */
+	int			npages;
+	int			nsg;
+	u32			len;
+	u8			dir;	/* DMA_FROM_DEVICE: READ; DMA_TO_DEVICE: WRITE */
+	bool			busy;	/* posted, completion not seen */
+	struct page		*pages[SDP_ZC_CHUNK_PAGES];
+	struct scatterlist	sg[SDP_ZC_CHUNK_PAGES];
+};
+
+struct sdp_zc {
+	struct sdp_zc_reg	reg[SDP_ZC_REGS];
+	struct sdp_zc_rw	rd[SDP_ZC_RW_OPS];	/* our fetches */
+	struct sdp_zc_rw	wr[SDP_ZC_RW_OPS];	/* our writes */
+	struct list_head	src;	/* regs advertised, oldest first */
+	struct ib_cqe		reg_mr_cqe; /* REG_MR, unsignaled */
+	int			nregs;	/* MRs allocated: reg[0..nregs) */
+	int			reg_pages; /* pages one MR maps */
+	bool			fetching; /* a READ of the peer's is under way */
+	/* our SinkAvail: one at a time */
+	struct sdp_zc_reg	*sink;
+	u8			sink_state;	/* enum sdp_zc_sink_state */
+	bool			sink_done;	/* its RdmaWrCompl came */
+	bool			sink_acked;	/* its SinkCancelAck came */
+	u32			sink_wrote;	/* bytes the peer wrote */
+};
+
+enum sdp_zc_sink_state {
+	SDP_ZC_SINK_NONE,
+	SDP_ZC_SINK_OUT,	/* SinkAvail queued or sent */
+	SDP_ZC_SINK_CANCEL,	/* SinkAvailCancel queued or sent */
+};
+
+void sdp_zc_wake(struct sock *sk);
+struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk);
+int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc);
+void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
+		       bool success);
+struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc);
+ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
+			struct sdp_zc_reg *reg, struct iov_iter *iter,
+			struct ubuf_info *uarg, int access);
+int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
+struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want);
+int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
+		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey);
+bool sdp_zc_rw_idle(struct sdp_zc_rw *ops);
+void sdp_zc_work(struct work_struct *work);
+
+#endif /* _SDP_ZCOPY_H */
