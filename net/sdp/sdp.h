@@ -199,6 +199,7 @@ struct sdp_sock {
 	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
 	u8			ka_probes;	/* probes unanswered */
 	struct list_head	backlog;	/* completions deferred to release_cb */
+	struct list_head	rx_early;	/* received before the HelloAck */
 
 	/* receive side */
 	struct sdp_buf		*rx_ring;
@@ -495,6 +496,7 @@ void sdp_disconn_done(struct sdp_sock *ssk);
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rx_early(struct sdp_sock *ssk);
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf);
 bool sdp_need_credit_update(const struct sdp_sock *ssk);
 

@@ -218,6 +218,7 @@ static void sdp_active_established(struct sdp_sock *ssk,
 	sk->sk_state = TCP_ESTABLISHED;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_ACTIVE_OPENS);
 	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
+	sdp_rx_early(ssk);
 	sk->sk_state_change(sk);
 	sdp_tx_flush(ssk);
 }

@@ -295,14 +295,13 @@ static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 	sk->sk_data_ready(sk);
 }
 
+static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf);
+
 /* Receive completion (or flush) of a receive buffer. */
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct sock *sk = &ssk->sk;
 	struct net *net = sock_net(sk);
-	struct sdp_bsdh *h = buf->data;
-	const char *bad;
-	u32 val;
 
 	ssk->rx_posted--;
 	if (buf->status != IB_WC_SUCCESS) {
@@ -323,6 +322,42 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	/* Already reset: what follows does not matter. */
 	if (test_bit(SDP_F_RESET, &ssk->flags))
 		return;
+	/* The peer may send as soon as it has accepted, and its message may
+	 * complete here before rdma_cm has told us of the HelloAck with its
+	 * credits: keep it until sdp_rx_early() (at most the ring).
+	 */
+	if (unlikely(sk->sk_state == TCP_SYN_SENT)) {
+		list_add_tail(&buf->list, &ssk->rx_early);
+		return;
+	}
+	sdp_rx_message(ssk, buf);
+}
+
+/**
+ * sdp_rx_early - handle the messages that came before the HelloAck
+ * @ssk: the socket, locked, just established (the HelloAck taken)
+ */
+void sdp_rx_early(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+
+	while (!list_empty(&ssk->rx_early) &&
+	       !test_bit(SDP_F_RESET, &ssk->flags)) {
+		buf = list_first_entry(&ssk->rx_early, struct sdp_buf, list);
+		list_del_init(&buf->list);
+		sdp_rx_message(ssk, buf);
+	}
+	INIT_LIST_HEAD(&ssk->rx_early);
+}
+
+/* A message received on an established connection. */
+static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sock *sk = &ssk->sk;
+	struct net *net = sock_net(sk);
+	struct sdp_bsdh *h = buf->data;
+	const char *bad;
+	u32 val;
 
 	bad = sdp_rx_check(ssk, buf, &val);
 	if (bad) {

@@ -128,6 +128,7 @@ static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
 void sdp_bufs_free(struct sdp_sock *ssk)
 {
 	sdp_rx_purge(ssk);
+	INIT_LIST_HEAD(&ssk->rx_early);
 	sdp_ring_free(&ssk->rx_ring, sdp_rx_ring_size(ssk));
 	sdp_ring_free(&ssk->tx_ring, ssk->tx_size);
 	sdp_ring_free(&ssk->ctrl_ring, SDP_CTRL_BUFS);
@@ -679,6 +680,7 @@ void sdp_conn_init(struct sdp_sock *ssk)
 	sdp_zc_init(ssk);
 	sdp_buf_init(ssk, &ssk->ka_buf, SDP_BUF_PROBE);
 	INIT_LIST_HEAD(&ssk->backlog);
+	INIT_LIST_HEAD(&ssk->rx_early);
 	INIT_LIST_HEAD(&ssk->rx_queue);
 	INIT_LIST_HEAD(&ssk->tx_free);
 	INIT_LIST_HEAD(&ssk->tx_queue);
