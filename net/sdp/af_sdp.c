@@ -128,7 +128,11 @@ struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 	sdp_cm_init(ssk);
 	sdp_conn_init(ssk);
 	sock_prot_inuse_add(net, &sdp_proto, 1);
-	sdp_sock_list_add(ssk);
+	ssk->proc_id = U32_MAX;
+	if (sdp_sock_list_add(ssk)) {
+		sk_free(sk);	/* runs sdp_sk_destruct() */
+		return NULL;
+	}
 	return sk;
 }
 

@@ -47,6 +47,7 @@
 
 #include <linux/kref.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
@@ -151,7 +152,7 @@ struct sdp_sock {
 	struct sock		sk;		/* must be first */
 	struct rdma_cm_id	*cm_id;		/* see "rdma_cm_id" above */
 	unsigned long		flags;		/* SDP_F_* */
-	struct list_head	node;		/* sdp_sock_list, under its lock */
+	u32			proc_id;	/* in sdp_net.socks (sdp_proc.c) */
 	struct sockaddr_storage	local;		/* copies of the id's addresses, */
 	struct sockaddr_storage	peer;		/* for getname() and /proc */
 
@@ -366,6 +367,8 @@ struct sdp_mib {
 
 struct sdp_net {
 	struct sdp_mib __percpu	*stats;
+	struct xarray		socks;		/* every SDP socket, by proc_id */
+	u32			next_id;	/* under socks' lock */
 };
 
 extern unsigned int sdp_net_id;
@@ -503,7 +506,7 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk);
 /* sdp_proc.c */
 int sdp_proc_init(void);
 void sdp_proc_exit(void);
-void sdp_sock_list_add(struct sdp_sock *ssk);
+int sdp_sock_list_add(struct sdp_sock *ssk);
 void sdp_sock_list_del(struct sdp_sock *ssk);
 
 #endif /* _SDP_H */

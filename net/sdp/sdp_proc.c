@@ -2,8 +2,9 @@
 /*
  * ib_sdp: /proc/net/sdp and /proc/net/sdpstats, per network namespace.
  *
- * /proc/net/sdp has one row per SDP socket of the reader's namespace, in
- * the columns of the old SDP stack (and of /proc/net/tcp where they meet):
+ * /proc/net/sdp has one row per SDP socket of the reader's namespace (each
+ * namespace keeps its sockets in an xarray of its own), in the columns of
+ * the old SDP stack (and of /proc/net/tcp where they meet):
  *
  *   sl  local_address rem_address        uid inode   rx_queue tx_queue state
  *
@@ -18,22 +19,22 @@
 
 unsigned int sdp_net_id;
 
-/* Every SDP socket, for /proc/net/sdp. */
-static LIST_HEAD(sdp_sock_list);
-static DEFINE_SPINLOCK(sdp_sock_list_lock);
-
-void sdp_sock_list_add(struct sdp_sock *ssk)
+/* Every SDP socket of a namespace is in its sdp_net.socks, under an id
+ * allocated cyclically (so a new socket sorts after the old ones), from
+ * sdp_sk_alloc() to sdp_sk_destruct().
+ */
+int sdp_sock_list_add(struct sdp_sock *ssk)
 {
-	spin_lock_bh(&sdp_sock_list_lock);
-	list_add_tail(&ssk->node, &sdp_sock_list);
-	spin_unlock_bh(&sdp_sock_list_lock);
+	struct sdp_net *sn = sdp_net(sock_net(&ssk->sk));
+
+	return xa_alloc_cyclic_bh(&sn->socks, &ssk->proc_id, ssk,
+				  XA_LIMIT(0, U32_MAX - 1), &sn->next_id,
+				  GFP_KERNEL) < 0 ? -ENOMEM : 0;
 }
 
 void sdp_sock_list_del(struct sdp_sock *ssk)
 {
-	spin_lock_bh(&sdp_sock_list_lock);
-	list_del(&ssk->node);
-	spin_unlock_bh(&sdp_sock_list_lock);
+	xa_erase_bh(&sdp_net(sock_net(&ssk->sk))->socks, ssk->proc_id);
 }
 
 static const char * const sdp_mib_names[SDP_MIB_MAX] = {
@@ -103,27 +104,63 @@ static int sdp_stats_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
-static void *sdp_seq_start(struct seq_file *seq, loff_t *pos)
-	__acquires(&sdp_sock_list_lock)
+/* A reader of /proc/net/sdp: where its next chunk starts.  seq_file
+ * stops and starts again for every page it fills; resuming at the id
+ * after the last row shown keeps a read of N sockets O(N log N), where
+ * walking from the start every time made it O(N^2).
+ */
+struct sdp_seq_state {
+	struct seq_net_private	p;	/* first: seq_file_net() */
+	loff_t			next_pos;
+	unsigned long		next_id;
+};
+
+/* The socket at or after @id; under the xarray's lock. */
+static struct sdp_sock *sdp_seq_find(struct seq_file *seq, unsigned long id)
 {
-	spin_lock_bh(&sdp_sock_list_lock);
-	return *pos ? seq_list_start(&sdp_sock_list, *pos - 1) :
-		      SEQ_START_TOKEN;
+	struct sdp_net *sn = sdp_net(seq_file_net(seq));
+
+	return xa_find(&sn->socks, &id, ULONG_MAX, XA_PRESENT);
+}
+
+static void *sdp_seq_start(struct seq_file *seq, loff_t *pos)
+	__acquires(&sn->socks.xa_lock)
+{
+	struct sdp_seq_state *st = seq->private;
+	struct sdp_net *sn = sdp_net(seq_file_net(seq));
+	struct sdp_sock *ssk;
+	loff_t n;
+
+	xa_lock_bh(&sn->socks);
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	if (*pos == st->next_pos)	/* where the last chunk stopped */
+		return sdp_seq_find(seq, st->next_id);
+	/* a seek: count from the first */
+	ssk = sdp_seq_find(seq, 0);
+	for (n = 1; ssk && n < *pos; n++)
+		ssk = sdp_seq_find(seq, (unsigned long)ssk->proc_id + 1);
+	return ssk;
 }
 
 static void *sdp_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 {
-	if (v == SEQ_START_TOKEN) {
-		++*pos;
-		return seq_list_start(&sdp_sock_list, 0);
-	}
-	return seq_list_next(v, &sdp_sock_list, pos);
+	struct sdp_seq_state *st = seq->private;
+	unsigned long id = v == SEQ_START_TOKEN ? 0 :
+			   (unsigned long)((struct sdp_sock *)v)->proc_id + 1;
+	struct sdp_sock *ssk;
+
+	++*pos;
+	ssk = sdp_seq_find(seq, id);
+	st->next_pos = *pos;
+	st->next_id = ssk ? ssk->proc_id : ULONG_MAX;
+	return ssk;
 }
 
 static void sdp_seq_stop(struct seq_file *seq, void *v)
-	__releases(&sdp_sock_list_lock)
+	__releases(&sn->socks.xa_lock)
 {
-	spin_unlock_bh(&sdp_sock_list_lock);
+	xa_unlock_bh(&sdp_net(seq_file_net(seq))->socks);
 }
 
 static void sdp_addr_port(const struct sockaddr_storage *a, __be32 *addr,
@@ -157,10 +194,8 @@ static int sdp_seq_show(struct seq_file *seq, void *v)
 		seq_puts(seq, "  sl  local_address rem_address        uid inode   rx_queue tx_queue state\n");
 		return 0;
 	}
-	ssk = list_entry(v, struct sdp_sock, node);
+	ssk = v;
 	sk = &ssk->sk;
-	if (!net_eq(sock_net(sk), seq_file_net(seq)))
-		return 0;
 
 	/* racy snapshots, as /proc/net/tcp reads its sockets */
 	sdp_addr_port(&ssk->local, &src, &sport);
@@ -189,8 +224,9 @@ static int __net_init sdp_net_init(struct net *net)
 	sn->stats = alloc_percpu(struct sdp_mib);
 	if (!sn->stats)
 		return -ENOMEM;
+	xa_init_flags(&sn->socks, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	if (!proc_create_net("sdp", 0444, net->proc_net, &sdp_seq_ops,
-			     sizeof(struct seq_net_private)))
+			     sizeof(struct sdp_seq_state)))
 		goto err_stats;
 	if (!proc_create_net_single("sdpstats", 0444, net->proc_net,
 				    sdp_stats_show, NULL))
@@ -208,6 +244,8 @@ static void __net_exit sdp_net_exit(struct net *net)
 {
 	remove_proc_entry("sdpstats", net->proc_net);
 	remove_proc_entry("sdp", net->proc_net);
+	WARN_ON_ONCE(!xa_empty(&sdp_net(net)->socks));
+	xa_destroy(&sdp_net(net)->socks);
 	free_percpu(sdp_net(net)->stats);
 }
 
