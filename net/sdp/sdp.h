@@ -146,6 +146,8 @@ enum {
 	SDP_F_KA_PROBE,		/* a keepalive probe is posted */
 	SDP_F_ZC_TIMER,		/* zc_work (read-ahead) scheduled */
 	SDP_F_ZC_HURRY,		/* the peer cancelled: fetch its SrcAvails now */
+	SDP_F_TX_TIMER,		/* tx_work (the stall watchdog) scheduled */
+	SDP_F_WIN_STALL,	/* waiting for the peer's credits or reads */
 };
 
 struct sdp_sock {
@@ -197,6 +199,12 @@ struct sdp_sock {
 	struct delayed_work	fin_work;
 	struct delayed_work	cork_work;	/* TCP_CORK / MSG_MORE ceiling */
 	struct delayed_work	ka_work;	/* keepalive */
+	struct delayed_work	tx_work;	/* the stall watchdog */
+	u32			tx_wrs;		/* signaled send WRs not completed */
+	unsigned long		tx_wr_stamp;	/* jiffies: last send completion */
+	unsigned long		tx_win_stamp;	/* jiffies: the peer's last credit
+						 * or read, or the stall's start
+						 */
 	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
 	u8			ka_probes;	/* probes unanswered */
 	struct list_head	backlog;	/* completions deferred to release_cb */
@@ -339,6 +347,7 @@ enum sdp_mib_field {
 	SDP_MIB_KEEPALIVE_PROBES,
 	SDP_MIB_KEEPALIVE_TIMEOUTS,
 	SDP_MIB_TRANSPORT_TIMEOUTS,
+	SDP_MIB_STALL_TIMEOUTS,
 	SDP_MIB_LISTEN_QUEUED,
 	SDP_MIB_LISTEN_OVERFLOWS,
 	SDP_MIB_TX_SRCAVAIL,
@@ -427,6 +436,7 @@ void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
+void sdp_sq_posted(struct sdp_sock *ssk);
 void sdp_conn_init(struct sdp_sock *ssk);
 
 /* sdp_timer.c */
@@ -442,6 +452,15 @@ void sdp_cork_timer_arm(struct sdp_sock *ssk);
 void sdp_ka_reset(struct sdp_sock *ssk, bool on);
 void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_keepalive(struct sock *sk, int val);
+void sdp_stall_arm(struct sdp_sock *ssk);
+void sdp_stall_recheck(struct sdp_sock *ssk);
+void sdp_win_wait(struct sdp_sock *ssk);
+
+/* The peer gave a credit or read a SrcAvail: its window moves. */
+static inline void sdp_win_progress(struct sdp_sock *ssk)
+{
+	ssk->tx_win_stamp = jiffies;
+}
 
 /* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c */
 struct sdp_zc;

@@ -67,6 +67,7 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_KEEPALIVE_PROBES]	= "KeepaliveProbes",
 	[SDP_MIB_KEEPALIVE_TIMEOUTS]	= "KeepaliveTimeouts",
 	[SDP_MIB_TRANSPORT_TIMEOUTS]	= "TransportTimeouts",
+	[SDP_MIB_STALL_TIMEOUTS]	= "StallTimeouts",
 	[SDP_MIB_LISTEN_QUEUED]		= "ListenQueued",
 	[SDP_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
 	[SDP_MIB_TX_SRCAVAIL]		= "TxSrcAvail",

@@ -129,6 +129,7 @@ static int sdp_setsockopt_tcp(struct sdp_sock *ssk, int optname, int val)
 		if (val < 0)
 			return -EINVAL;
 		ssk->user_timeout = val;
+		sdp_stall_recheck(ssk);
 		return 0;
 	case TCP_QUICKACK:
 		return 0;	/* acknowledgements are the transport's */

@@ -6,7 +6,8 @@
  *              after SDP_FIN_TIMEOUT is reset (TCP's FIN_WAIT2 timeout).
  *  cork_work   data held back by TCP_CORK or MSG_MORE goes out after
  *              SDP_CORK_TIMEOUT, as TCP's corked data does.
- *  zc_work     ZCopy read-ahead (sdp_zcopy.c).
+ *  zc_work     ZCopy read-ahead (sdp_zc_read.c).
+ *  tx_work     the stall watchdog: see sdp_stall_check().
  *  ka_work     keepalive (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT): once the
  *              peer has been silent for the idle time, a zero-length RDMA
  *              WRITE is posted every interval.  It needs no credit and
@@ -94,7 +95,8 @@ int sdp_timers_cancel(struct sdp_sock *ssk)
 	return sdp_timer_cancel(ssk, SDP_F_FIN_TIMER, &ssk->fin_work) +
 	       sdp_timer_cancel(ssk, SDP_F_CORK_TIMER, &ssk->cork_work) +
 	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work) +
-	       sdp_timer_cancel(ssk, SDP_F_ZC_TIMER, &ssk->zc_work);
+	       sdp_timer_cancel(ssk, SDP_F_ZC_TIMER, &ssk->zc_work) +
+	       sdp_timer_cancel(ssk, SDP_F_TX_TIMER, &ssk->tx_work);
 }
 
 static void sdp_fin_work(struct work_struct *work)
@@ -167,6 +169,7 @@ static int sdp_ka_probe(struct sdp_sock *ssk)
 		return 0;	/* the last one is still unanswered */
 	err = ib_post_send(ssk->qp, &wr.wr, NULL);
 	if (!err) {
+		sdp_sq_posted(ssk);
 		__set_bit(SDP_F_KA_PROBE, &ssk->flags);
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_KEEPALIVE_PROBES);
 	}
@@ -258,9 +261,151 @@ void sdp_keepalive(struct sock *sk, int val)
 	sdp_ka_reset(sdp_sk(sk), val);
 }
 
+/* ---- the stall watchdog ------------------------------------------------ */
+
+/* How long TCP retransmits before it gives up, tcp_retries2 times from
+ * TCP_RTO_MIN (tcp_model_timeout()): about 15 minutes by default.
+ */
+static unsigned long sdp_retries2_timeout(const struct net *net)
+{
+	unsigned int boundary = READ_ONCE(net->ipv4.sysctl_tcp_retries2);
+	unsigned int thresh = ilog2(TCP_RTO_MAX / TCP_RTO_MIN);
+
+	if (boundary <= thresh)
+		return ((2UL << boundary) - 1) * TCP_RTO_MIN;
+	return ((2UL << thresh) - 1) * TCP_RTO_MIN +
+	       (boundary - thresh) * TCP_RTO_MAX;
+}
+
+/* Waiting on the peer's window: data queued without a credit, or a
+ * SrcAvail of ours it has not read.
+ */
+static bool sdp_win_stalled(const struct sdp_sock *ssk)
+{
+	return (!list_empty(&ssk->tx_queue) && sdp_tx_credits(ssk) < 1) ||
+	       ssk->zc_src_count;
+}
+
+static void sdp_stall_timeout(struct sdp_sock *ssk, const char *what)
+{
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_STALL_TIMEOUTS);
+	net_dbg_ratelimited("ib_sdp: sk %p: %s, connection timed out\n", ssk,
+			    what);
+	sdp_conn_abort(ssk, ETIMEDOUT, false);
+}
+
+/**
+ * sdp_stall_check - end a connection its peer no longer serves
+ * @ssk: the socket, locked, with a usable connection
+ *
+ * As TCP's retransmission and zero-window probe timers: work requests on
+ * the send queue that see no completion for TCP_USER_TIMEOUT (if set),
+ * else for as long as TCP would retransmit (sdp_retries2_timeout()), end
+ * the connection with ETIMEDOUT.  That is how a peer that stops reposting
+ * its receives is caught (the RC transport retries RNR for ever), and
+ * with it every RDMA op queued behind its messages.  With
+ * TCP_USER_TIMEOUT, a peer that gives no credit and reads no SrcAvail for
+ * that long ends it too, as TCP ends a zero window; without, a live peer
+ * may keep its window shut for ever, as with TCP.
+ *
+ * Return: jiffies until the next check, or 0 for none (idle, or ended).
+ */
+static unsigned long sdp_stall_check(struct sdp_sock *ssk)
+{
+	unsigned long now = jiffies, next = 0, limit, age;
+	u32 ut = ssk->user_timeout;
+
+	if (ssk->tx_wrs) {
+		limit = ut ? msecs_to_jiffies(ut) :
+			sdp_retries2_timeout(sock_net(&ssk->sk));
+		age = now - ssk->tx_wr_stamp;
+		if (age >= limit) {
+			sdp_stall_timeout(ssk, "send queue stalled");
+			return 0;
+		}
+		next = limit - age;
+	}
+	if (!sdp_win_stalled(ssk)) {
+		__clear_bit(SDP_F_WIN_STALL, &ssk->flags);
+	} else if (ut) {
+		if (!__test_and_set_bit(SDP_F_WIN_STALL, &ssk->flags))
+			ssk->tx_win_stamp = now;
+		limit = msecs_to_jiffies(ut);
+		age = now - ssk->tx_win_stamp;
+		if (age >= limit) {
+			sdp_stall_timeout(ssk, "no window from the peer");
+			return 0;
+		}
+		next = next ? min(next, limit - age) : limit - age;
+	}
+	return next;
+}
+
+static void sdp_tx_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, tx_work);
+	struct sock *sk = &ssk->sk;
+	unsigned long next;
+
+	if (sdp_timer_claim(ssk, SDP_F_TX_TIMER) && sdp_conn_usable(ssk)) {
+		next = sdp_stall_check(ssk);
+		if (next)
+			sdp_timer_arm(ssk, SDP_F_TX_TIMER, &ssk->tx_work, next);
+	}
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/**
+ * sdp_stall_arm - make sure the stall watchdog is running
+ * @ssk: the socket, locked
+ *
+ * When something starts to wait on the peer: a send work request, data
+ * without a credit, a SrcAvail.  A watchdog already armed is left as it
+ * is (it checks again when it fires); it stops by itself once nothing
+ * waits, so a busy connection arms it about once per period.
+ */
+void sdp_stall_arm(struct sdp_sock *ssk)
+{
+	unsigned long delay = ssk->user_timeout ?
+			      msecs_to_jiffies(ssk->user_timeout) :
+			      sdp_retries2_timeout(sock_net(&ssk->sk));
+
+	if (sdp_conn_usable(ssk))
+		sdp_timer_arm(ssk, SDP_F_TX_TIMER, &ssk->tx_work, delay);
+}
+
+/**
+ * sdp_stall_recheck - TCP_USER_TIMEOUT changed: check again now
+ * @ssk: the socket, locked
+ */
+void sdp_stall_recheck(struct sdp_sock *ssk)
+{
+	if (sdp_conn_usable(ssk))
+		sdp_timer_reset(ssk, SDP_F_TX_TIMER, &ssk->tx_work, 0);
+}
+
+/**
+ * sdp_win_wait - the peer's window is what we wait on now
+ * @ssk: the socket, locked
+ *
+ * Starts the window's clock, unless it runs already; sdp_win_progress()
+ * restarts it whenever the peer gives a credit or reads.
+ */
+void sdp_win_wait(struct sdp_sock *ssk)
+{
+	if (__test_and_set_bit(SDP_F_WIN_STALL, &ssk->flags))
+		return;
+	ssk->tx_win_stamp = jiffies;
+	if (ssk->user_timeout)
+		sdp_stall_arm(ssk);
+}
+
 void sdp_timers_init(struct sdp_sock *ssk)
 {
 	INIT_DELAYED_WORK(&ssk->fin_work, sdp_fin_work);
 	INIT_DELAYED_WORK(&ssk->cork_work, sdp_cork_work);
 	INIT_DELAYED_WORK(&ssk->ka_work, sdp_ka_work);
+	INIT_DELAYED_WORK(&ssk->tx_work, sdp_tx_work);
 }

@@ -196,6 +196,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		}
 		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
+			sdp_win_wait(ssk);
 			break;
 		}
 		payload = buf->mid == SDP_MID_DATA ?
@@ -213,6 +214,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		ssk->tx_queued -= payload;
 		ssk->tx_inflight++;
 		ssk->tx_inflight_bytes += payload;
+		sdp_win_progress(ssk);
 		if (!payload)
 			continue;	/* a SrcAvail */
 		ssk->st.data_segs_out++;

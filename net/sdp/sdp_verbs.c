@@ -26,8 +26,35 @@
 
 static atomic_t sdp_comp_vector = ATOMIC_INIT(0);
 
+/**
+ * sdp_sq_posted - a signaled work request went on the send queue
+ * @ssk: the socket, locked
+ *
+ * The stall watchdog (sdp_timer.c) watches the send queue while anything
+ * is on it: a peer that stops answering, or stops taking our messages
+ * (the transport retries RNR for ever), ends in ETIMEDOUT.
+ */
+void sdp_sq_posted(struct sdp_sock *ssk)
+{
+	if (!ssk->tx_wrs++) {
+		ssk->tx_wr_stamp = jiffies;
+		sdp_stall_arm(ssk);
+	}
+}
+
+/* A signaled send work request completed (or was flushed). */
+static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	if (ssk->tx_wrs)
+		ssk->tx_wrs--;
+	if (buf->status == IB_WC_SUCCESS)
+		ssk->tx_wr_stamp = jiffies;
+}
+
 static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	if (buf->kind != SDP_BUF_RX)
+		sdp_sq_done(ssk, buf);
 	switch (buf->kind) {
 	case SDP_BUF_RX:
 		sdp_rx_complete(ssk, buf);
@@ -403,6 +430,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	ssk->tx_mseq = 0;
 	ssk->tx_inflight = 0;
 	ssk->tx_inflight_bytes = 0;
+	ssk->tx_wrs = 0;
 	ssk->ka_probes = 0;
 	memset(&ssk->st, 0, sizeof(ssk->st));
 	ssk->st.last_recv = jiffies;
@@ -501,6 +529,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	err = ib_post_send(ssk->qp, &wr, NULL);
 	if (err)
 		return err;
+	sdp_sq_posted(ssk);
 	ssk->st.segs_out++;
 	ssk->tx_mseq++;
 	/* a SinkAvail the peer sent before seeing this is stale */
