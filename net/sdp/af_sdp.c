@@ -61,6 +61,11 @@ module_param(sdp_retry_count, int, 0644);
 MODULE_PARM_DESC(sdp_retry_count,
 		 "RC transport retries before a connection fails with ETIMEDOUT (0..7, default 5)");
 
+int sdp_max_embryos = 16;
+module_param(sdp_max_embryos, int, 0644);
+MODULE_PARM_DESC(sdp_max_embryos,
+		 "connection requests a listener answers at once, each holding its buffers until its handshake completes; more wait unanswered (default 16)");
+
 struct workqueue_struct *sdp_wq;
 
 static struct proto sdp_proto = {
@@ -217,8 +222,10 @@ static int sdp_release(struct socket *sock)
 
 	if (!sk)
 		return 0;
-	if (sk->sk_state == TCP_LISTEN)
-		sdp_listen_stop(sk);
+	/* also after the device under a listener went away (TCP_CLOSE):
+	 * its queued children and waiting requests are still there
+	 */
+	sdp_listen_stop(sk);
 	sock->sk = NULL;
 	sdp_sk_orphan_put(sk, false);
 	return 0;

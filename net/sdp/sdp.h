@@ -69,6 +69,7 @@
 #define SDP_MAX_BUF_SIZE	(256 * 1024)
 #define SDP_RESOLVE_TIMEOUT_MS	2000
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
+#define SDP_EMBRYO_TIMEOUT	(10 * HZ)	/* a child's REP to its RTU */
 
 /* ZCopy (sdp_zcopy.c) */
 #define SDP_ZC_REGS		8	/* SrcAvails outstanding per connection */
@@ -140,7 +141,7 @@ enum {
 	SDP_F_DISCONN_RCVD,	/* peer's DisConn received */
 	SDP_F_RESET,		/* connection aborted: by us or by the peer */
 	SDP_F_EMBRYO,		/* child not yet in its listener's accept queue */
-	SDP_F_FIN_TIMER,	/* fin_work scheduled */
+	SDP_F_FIN_TIMER,	/* fin_work scheduled (orphan, or embryo) */
 	SDP_F_CORK_TIMER,	/* cork_work scheduled */
 	SDP_F_KA_TIMER,		/* ka_work scheduled */
 	SDP_F_KA_PROBE,		/* a keepalive probe is posted */
@@ -170,6 +171,7 @@ struct sdp_sock {
 	 */
 	struct list_head	pending_reqs;
 	int			pending_count;
+	int			embryos;	/* children in TCP_SYN_RECV */
 	struct work_struct	accept_work;	/* answers pending_reqs */
 
 	/* options */
@@ -350,6 +352,7 @@ enum sdp_mib_field {
 	SDP_MIB_STALL_TIMEOUTS,
 	SDP_MIB_LISTEN_QUEUED,
 	SDP_MIB_LISTEN_OVERFLOWS,
+	SDP_MIB_EMBRYO_TIMEOUTS,
 	SDP_MIB_TX_SRCAVAIL,
 	SDP_MIB_TX_ZC_BYTES,
 	SDP_MIB_RX_SRCAVAIL,
@@ -400,6 +403,7 @@ extern int rcvbuf_initial_size;
 extern int sdp_inline_thresh;
 extern int sdp_keepalive_time;
 extern int sdp_retry_count;
+extern int sdp_max_embryos;
 extern struct workqueue_struct *sdp_wq;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
@@ -424,6 +428,7 @@ int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
+void sdp_embryo_expire(struct sock *child);
 
 /* sdp_verbs.c */
 int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
@@ -448,6 +453,7 @@ bool sdp_timer_claim(struct sdp_sock *ssk, int bit);
 void sdp_timers_init(struct sdp_sock *ssk);
 int sdp_timers_cancel(struct sdp_sock *ssk);
 void sdp_fin_timer_arm(struct sdp_sock *ssk);
+int sdp_embryo_timer_stop(struct sdp_sock *ssk);
 void sdp_cork_timer_arm(struct sdp_sock *ssk);
 void sdp_ka_reset(struct sdp_sock *ssk, bool on);
 void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);

@@ -27,6 +27,7 @@
  * after which rdma_cm destroys it.
  */
 #include <linux/sched/signal.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/route.h>
 #include <net/tcp_states.h>
@@ -52,11 +53,21 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 struct sdp_pending_req {
 	struct list_head	node;		/* the listener's pending_reqs */
 	struct rdma_cm_id	*id;
-	struct sdp_hello	hello;
-	u8			hello_len;
+	struct sdp_hello	hello;		/* checked */
 	u8			initiator_depth;
 	u8			responder_resources;
 };
+
+/* Under the listener's lock: may another request be answered now?  Not
+ * while the accept queue is full (its children and embryos together), nor
+ * while sdp_max_embryos children hold their buffers without having
+ * completed their handshake.
+ */
+static bool sdp_listen_room(struct sock *sk)
+{
+	return !sk_acceptq_is_full(sk) &&
+	       sdp_sk(sk)->embryos < max(READ_ONCE(sdp_max_embryos), 1);
+}
 
 /* Under the listener's lock: room for one more child?  If not, and
  * requests are waiting, accept_work will be kicked when there is.
@@ -65,12 +76,21 @@ static void sdp_pending_kick(struct sock *sk)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
 
-	if (list_empty(&ssk->pending_reqs) || sk_acceptq_is_full(sk) ||
+	if (list_empty(&ssk->pending_reqs) || !sdp_listen_room(sk) ||
 	    sk->sk_state != TCP_LISTEN)
 		return;
 	sock_hold(sk);		/* accept_work's; put when it has run */
 	if (!queue_work(sdp_wq, &ssk->accept_work))
 		sock_put(sk);
+}
+
+/* Under the listener's lock: a child of @sk stopped being an embryo
+ * (established, failed or expired): its place may go to a waiting request.
+ */
+static void sdp_embryo_gone(struct sock *sk)
+{
+	sdp_sk(sk)->embryos--;
+	sdp_pending_kick(sk);
 }
 
 /* Errno of a failed connection attempt, as TCP would report it, except
@@ -114,9 +134,11 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 			      ssk->peer_caps);
 }
 
-/* Check a Hello or HelloAck and take the peer's parameters from it. */
-static int sdp_hello_take(struct sdp_sock *ssk, const void *data, u8 len,
-			  u8 mid)
+/* Check a Hello or HelloAck: the peer's word on what it posted and takes.
+ * Counted and logged if bad; nothing is allocated for a request before
+ * its Hello passed.
+ */
+static int sdp_hello_check(struct net *net, const void *data, u8 len, u8 mid)
 {
 	const struct sdp_hello *h = data;
 	u32 bufs, rcv_size;
@@ -130,20 +152,26 @@ static int sdp_hello_take(struct sdp_sock *ssk, const void *data, u8 len,
 	if (bufs < SDP_MIN_BUFS || bufs > SDP_MAX_BUFS ||
 	    rcv_size < SDP_MIN_BUF_SIZE || rcv_size > SDP_MAX_BUF_SIZE)
 		goto bad;
+	return 0;
+bad:
+	SDP_INC_STATS(net, SDP_MIB_HELLO_ERRORS);
+	net_warn_ratelimited("ib_sdp: bad %s, connection refused\n",
+			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
+	return -EPROTO;
+}
+
+/* Take the peer's parameters from a Hello or HelloAck that passed. */
+static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
+{
+	u32 bufs = be16_to_cpu(h->bsdh.bufs);
 
 	ssk->remote_bufs = bufs;
 	ssk->remote_max_bufs = bufs;
 	ssk->remote_ack = 0;
-	ssk->tx_msg_max = min(rcv_size, ssk->rcv_size);
+	ssk->tx_msg_max = min(be32_to_cpu(h->rcv_size), ssk->rcv_size);
 	ssk->peer_caps = be32_to_cpu(h->caps) &
 			 (SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL);
 	ssk->peer_adverts = h->max_adverts;
-	return 0;
-bad:
-	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_HELLO_ERRORS);
-	net_warn_ratelimited("ib_sdp: bad %s, connection refused\n",
-			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
-	return -EPROTO;
 }
 
 static void sdp_conn_param(struct rdma_cm_id *id,
@@ -207,12 +235,13 @@ static void sdp_active_established(struct sdp_sock *ssk,
 
 	if (sk->sk_state != TCP_SYN_SENT)
 		return;
-	if (sdp_hello_take(ssk, ev->param.conn.private_data,
-			   ev->param.conn.private_data_len,
-			   SDP_MID_HELLO_ACK)) {
+	if (sdp_hello_check(sock_net(sk), ev->param.conn.private_data,
+			    ev->param.conn.private_data_len,
+			    SDP_MID_HELLO_ACK)) {
 		sdp_connect_failed(ssk, EPROTO);
 		return;
 	}
+	sdp_hello_take(ssk, ev->param.conn.private_data);
 	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
 	sdp_addr_snapshot(ssk);
 	sk->sk_state = TCP_ESTABLISHED;
@@ -249,6 +278,7 @@ static int sdp_child_established(struct sock *child)
 	bool queued = false;
 
 	struct rdma_cm_id *reset_id = NULL;
+	int timer_ref;
 
 	lock_sock(child);
 	if (!test_bit(SDP_F_EMBRYO, &cssk->flags)) {
@@ -256,6 +286,7 @@ static int sdp_child_established(struct sock *child)
 		return 0;
 	}
 	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	timer_ref = sdp_embryo_timer_stop(cssk);
 	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
 	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
 	if (child->sk_state == TCP_SYN_RECV) {
@@ -271,10 +302,13 @@ static int sdp_child_established(struct sock *child)
 	}
 	parent = cssk->parent;
 	release_sock(child);
+	if (timer_ref)
+		sock_put(child);	/* the embryo timer's; not the last */
 	if (reset_id)
 		rdma_disconnect(reset_id);
 
 	lock_sock(parent);
+	sdp_embryo_gone(parent);
 	if (parent->sk_state == TCP_LISTEN) {
 		list_add_tail(&cssk->accept_node, &sdp_sk(parent)->accept_queue);
 		WRITE_ONCE(sdp_sk(parent)->accept_count,
@@ -289,8 +323,19 @@ static int sdp_child_established(struct sock *child)
 	return queued ? 0 : sdp_child_drop(child, true);
 }
 
-/* A child failed before it reached the accept queue. */
-static int sdp_child_failed(struct sock *child)
+/**
+ * sdp_child_failed - a child did not reach the accept queue
+ * @child: the child, not locked
+ * @in_handler: called from the rdma_cm handler of the child's id
+ *
+ * The handshake failed (a reject, an error, the device going away) or did
+ * not complete in time (sdp_embryo_expire()): the child is reset and
+ * dropped, and its place in the listener's queues freed.
+ *
+ * Return: -1 if @child is not an embryo (any more); else, in the handler,
+ * what it must return.
+ */
+static int sdp_child_failed(struct sock *child, bool in_handler)
 {
 	struct sdp_sock *cssk = sdp_sk(child);
 	struct sock *parent;
@@ -306,9 +351,24 @@ static int sdp_child_failed(struct sock *child)
 
 	lock_sock(parent);
 	sk_acceptq_removed(parent);
-	sdp_pending_kick(parent);
+	sdp_embryo_gone(parent);
 	release_sock(parent);
-	return sdp_child_drop(child, true);
+	return sdp_child_drop(child, in_handler);
+}
+
+/**
+ * sdp_embryo_expire - a child's handshake took too long
+ * @child: the child, not locked; the caller holds a reference
+ *
+ * A peer that sends a REQ and never the RTU would otherwise keep the
+ * child's buffers for as long as rdma_cm retries the REP, which the peer
+ * chooses.  Called by the child's fin_work, SDP_EMBRYO_TIMEOUT after the
+ * REP; its id is destroyed by the teardown, as for any orphan.
+ */
+void sdp_embryo_expire(struct sock *child)
+{
+	if (sdp_child_failed(child, false) >= 0)
+		SDP_INC_STATS(sock_net(child), SDP_MIB_EMBRYO_TIMEOUTS);
 }
 
 static void sdp_child_inherit(struct sock *child, struct sock *parent)
@@ -351,15 +411,14 @@ static void sdp_child_inherit(struct sock *child, struct sock *parent)
  * @sk: the listener, not locked
  * @id: the request's id, its handler mutex held (in its handler, or
  *	rdma_lock_handler())
- * @pdata, @pdata_len: the request's private data (the Hello)
+ * @hello: the request's Hello, checked
  * @idepth, @rres: the requester's initiator depth and responder resources
  *
  * Return: 0, or a negative errno with nothing left but @id, which the
  * caller rejects and destroys.
  */
 static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
-			    const void *pdata, u8 pdata_len, u8 idepth,
-			    u8 rres)
+			    const struct sdp_hello *hello, u8 idepth, u8 rres)
 {
 	struct rdma_conn_param param;
 	struct sdp_hello ack;
@@ -380,6 +439,7 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	}
 	sdp_child_inherit(child, sk);
 	sk_acceptq_added(sk);
+	sdp_sk(sk)->embryos++;
 	sock_hold(sk);		/* the child's; put when accepted or dropped */
 	release_sock(sk);
 
@@ -395,10 +455,7 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	err = sdp_conn_create(cssk, id);
 	if (err)
 		goto err_child;
-	if (sdp_hello_take(cssk, pdata, pdata_len, SDP_MID_HELLO)) {
-		err = -EPROTO;
-		goto err_conn;
-	}
+	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
 	id->context = child;
 	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
 	sdp_conn_param(id, &param, &ack);
@@ -407,6 +464,8 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	err = rdma_accept(id, &param);
 	if (err)
 		goto err_conn;
+	sdp_timer_arm(cssk, SDP_F_FIN_TIMER, &cssk->fin_work,
+		      SDP_EMBRYO_TIMEOUT);
 	release_sock(child);
 	return 0;
 
@@ -427,7 +486,7 @@ err_child:
 
 	lock_sock(sk);
 	sk_acceptq_removed(sk);
-	sdp_pending_kick(sk);
+	sdp_embryo_gone(sk);
 	release_sock(sk);
 	sock_put(sk);
 	return err;
@@ -445,7 +504,6 @@ static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_pending_req *req;
-	u8 len = ev->param.conn.private_data_len;
 
 	if (ssk->pending_count >=
 	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
@@ -454,10 +512,7 @@ static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
 	if (!req)
 		return -ENOMEM;
 	req->id = id;
-	req->hello_len = min_t(u8, len, sizeof(req->hello));
-	if (ev->param.conn.private_data)
-		memcpy(&req->hello, ev->param.conn.private_data,
-		       req->hello_len);
+	memcpy(&req->hello, ev->param.conn.private_data, sizeof(req->hello));
 	req->initiator_depth = ev->param.conn.initiator_depth;
 	req->responder_resources = ev->param.conn.responder_resources;
 	sock_hold(sk);		/* the request's; put by sdp_pending_free() */
@@ -501,7 +556,7 @@ static void sdp_accept_work(struct work_struct *work)
 
 	for (;;) {
 		lock_sock(sk);
-		if (list_empty(&ssk->pending_reqs) || sk_acceptq_is_full(sk) ||
+		if (list_empty(&ssk->pending_reqs) || !sdp_listen_room(sk) ||
 		    sk->sk_state != TCP_LISTEN) {
 			release_sock(sk);
 			break;
@@ -514,7 +569,7 @@ static void sdp_accept_work(struct work_struct *work)
 
 		rdma_lock_handler(req->id);
 		err = sdp_child_create(sk, req->id, &req->hello,
-				       req->hello_len, req->initiator_depth,
+				       req->initiator_depth,
 				       req->responder_resources);
 		rdma_unlock_handler(req->id);
 		if (err) {
@@ -534,7 +589,8 @@ void sdp_cm_init(struct sdp_sock *ssk)
 }
 
 /* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
- * rejects the request and destroys @id).
+ * rejects the request and destroys @id).  The Hello is checked before
+ * anything is allocated for the request.
  */
 static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 		      struct rdma_cm_event *ev)
@@ -542,10 +598,14 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int err;
 
+	err = sdp_hello_check(sock_net(sk), ev->param.conn.private_data,
+			      ev->param.conn.private_data_len, SDP_MID_HELLO);
+	if (err)
+		goto refuse;
 	lock_sock(sk);
 	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
 		err = -ECONNREFUSED;
-	} else if (sk_acceptq_is_full(sk)) {
+	} else if (!sdp_listen_room(sk)) {
 		err = sdp_pending_add(sk, id, ev);
 		SDP_INC_STATS(sock_net(sk), err ? SDP_MIB_LISTEN_OVERFLOWS :
 			      SDP_MIB_LISTEN_QUEUED);
@@ -553,13 +613,10 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 		if (!err)
 			return 0;	/* waits: rdma_cm sends an MRA */
 		goto refuse;
-	} else {
-		err = 0;
 	}
 	release_sock(sk);
 	if (!err)
 		err = sdp_child_create(sk, id, ev->param.conn.private_data,
-				       ev->param.conn.private_data_len,
 				       ev->param.conn.initiator_depth,
 				       ev->param.conn.responder_resources);
 	if (!err)
@@ -613,6 +670,13 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
+			/* free what uses the device now, then as a failure */
+			sdp_conn_teardown(ssk);
+			ret = sdp_child_failed(sk, true);
+			if (ret >= 0)
+				return ret;
+		}
 		return sdp_cm_device_removal(sk, id);
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (test_bit(SDP_F_EMBRYO, &ssk->flags))
@@ -623,7 +687,7 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-			ret = sdp_child_failed(sk);
+			ret = sdp_child_failed(sk, true);
 			if (ret >= 0)
 				return ret;
 			ret = 0;
@@ -685,9 +749,20 @@ struct rdma_cm_id *sdp_cm_create_id(struct sock *sk)
 			      IB_QPT_RC);
 }
 
+/* rdma_cm reports a port taken by a wildcard bind (or a bind to a
+ * specific address when the port has a wildcard one) as EADDRNOTAVAIL,
+ * and running out of ports too; TCP says EADDRINUSE for all of them.
+ * Called once the address itself is known to be local, so EADDRNOTAVAIL
+ * can only mean the port.
+ */
+static int sdp_bind_errno(int err)
+{
+	return err == -EADDRNOTAVAIL ? -EADDRINUSE : err;
+}
+
 /* Called locked: give the socket a fresh id if its id was used by a
- * connection attempt or a listen, keeping the bound address.  Drops the
- * lock for a while.
+ * connection attempt or a listen, or taken by the removal of its device,
+ * keeping the bound address.  Drops the lock for a while.
  */
 static int sdp_renew_id(struct sdp_sock *ssk)
 {
@@ -697,8 +772,8 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 	bool bound;
 	int err;
 
-	if (!test_bit(SDP_F_ID_USED, &ssk->flags))
-		return ssk->cm_id ? 0 : -EINVAL;
+	if (ssk->cm_id && !test_bit(SDP_F_ID_USED, &ssk->flags))
+		return 0;
 
 	if (test_bit(SDP_F_CONN, &ssk->flags)) {
 		/* the last connection is still being torn down */
@@ -709,13 +784,12 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 			return -EALREADY;
 	}
 	old = ssk->cm_id;
-	if (!old)
-		return -EINVAL;
 	bound = test_bit(SDP_F_BOUND, &ssk->flags);
-	memcpy(&addr, &old->route.addr.src_addr, sizeof(addr));
+	memcpy(&addr, &ssk->local, sizeof(addr));	/* sdp_addr_snapshot() */
 	ssk->cm_id = NULL;
 	release_sock(sk);
-	rdma_destroy_id(old);
+	if (old)
+		rdma_destroy_id(old);
 	id = sdp_cm_create_id(sk);
 	lock_sock(sk);
 
@@ -735,7 +809,7 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 	if (bound) {
 		if (sk->sk_reuse)
 			rdma_set_reuseaddr(id, 1);
-		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
+		err = sdp_bind_errno(rdma_bind_addr(id, (struct sockaddr *)&addr));
 		if (err)
 			return err;
 		__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -799,6 +873,30 @@ static bool sdp_addr_loopback(const struct sockaddr_storage *a)
 	return ipv6_addr_loopback(&((struct sockaddr_in6 *)a)->sin6_addr);
 }
 
+/* May a socket bind to @a, as inet_bind() and inet6_bind() decide? */
+static bool sdp_addr_local(struct net *net, const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET) {
+		__be32 v4 = ((const struct sockaddr_in *)a)->sin_addr.s_addr;
+
+		return v4 == htonl(INADDR_ANY) || ipv4_is_multicast(v4) ||
+		       inet_addr_type(net, v4) == RTN_LOCAL ||
+		       READ_ONCE(net->ipv4.sysctl_ip_nonlocal_bind);
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		const struct in6_addr *v6 =
+			&((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		return ipv6_addr_any(v6) || ipv6_addr_is_multicast(v6) ||
+		       READ_ONCE(net->ipv6.sysctl.ip_nonlocal_bind) ||
+		       ipv6_chk_addr(net, v6, NULL, 0);
+	}
+#else
+	return true;
+#endif
+}
+
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
 	struct sock *sk = sock->sk;
@@ -815,14 +913,8 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	if (port && inet_port_requires_bind_service(net, port) &&
 	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
 		return -EACCES;
-	if (addr.ss_family == AF_INET) {
-		__be32 a = ((struct sockaddr_in *)&addr)->sin_addr.s_addr;
-
-		if (a != htonl(INADDR_ANY) && !ipv4_is_multicast(a) &&
-		    inet_addr_type(net, a) != RTN_LOCAL &&
-		    !READ_ONCE(net->ipv4.sysctl_ip_nonlocal_bind))
-			return -EADDRNOTAVAIL;
-	}
+	if (!sdp_addr_local(net, &addr))
+		return -EADDRNOTAVAIL;
 
 	lock_sock(sk);
 	err = -EINVAL;
@@ -833,7 +925,8 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		goto out;
 	if (sk->sk_reuse)
 		rdma_set_reuseaddr(ssk->cm_id, 1);
-	err = rdma_bind_addr(ssk->cm_id, (struct sockaddr *)&addr);
+	err = sdp_bind_errno(rdma_bind_addr(ssk->cm_id,
+					    (struct sockaddr *)&addr));
 	ssk->last_bind_err = -err;
 	if (!err) {
 		__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -866,7 +959,7 @@ int sdp_listen(struct socket *sock, int backlog)
 		goto out;
 	if (sk->sk_reuse && !test_bit(SDP_F_BOUND, &ssk->flags))
 		rdma_set_reuseaddr(ssk->cm_id, 1);
-	err = rdma_listen(ssk->cm_id, backlog);
+	err = sdp_bind_errno(rdma_listen(ssk->cm_id, backlog));
 	if (err) {
 		ssk->last_bind_err = -err;
 		goto out;

@@ -70,6 +70,7 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_STALL_TIMEOUTS]	= "StallTimeouts",
 	[SDP_MIB_LISTEN_QUEUED]		= "ListenQueued",
 	[SDP_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
+	[SDP_MIB_EMBRYO_TIMEOUTS]	= "EmbryoTimeouts",
 	[SDP_MIB_TX_SRCAVAIL]		= "TxSrcAvail",
 	[SDP_MIB_TX_ZC_BYTES]		= "TxZcopyBytes",
 	[SDP_MIB_RX_SRCAVAIL]		= "RxSrcAvail",

@@ -3,7 +3,9 @@
  * ib_sdp: the per-connection timers, as delayed work on sdp_wq.
  *
  *  fin_work    an orphaned socket still waiting for its peer's DisConn
- *              after SDP_FIN_TIMEOUT is reset (TCP's FIN_WAIT2 timeout).
+ *              after SDP_FIN_TIMEOUT is reset (TCP's FIN_WAIT2 timeout);
+ *              a child whose handshake is not complete SDP_EMBRYO_TIMEOUT
+ *              after its REP is dropped (sdp_embryo_expire()).
  *  cork_work   data held back by TCP_CORK or MSG_MORE goes out after
  *              SDP_CORK_TIMEOUT, as TCP's corked data does.
  *  zc_work     ZCopy read-ahead (sdp_zc_read.c).
@@ -104,13 +106,32 @@ static void sdp_fin_work(struct work_struct *work)
 	struct sdp_sock *ssk = container_of(to_delayed_work(work),
 					    struct sdp_sock, fin_work);
 	struct sock *sk = &ssk->sk;
+	bool embryo = false;
 
-	if (sdp_timer_claim(ssk, SDP_F_FIN_TIMER) && sdp_conn_usable(ssk)) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_FIN_TIMEOUTS);
-		sdp_conn_abort(ssk, ETIMEDOUT, true);
+	if (sdp_timer_claim(ssk, SDP_F_FIN_TIMER)) {
+		embryo = test_bit(SDP_F_EMBRYO, &ssk->flags);
+		if (!embryo && sock_flag(sk, SOCK_DEAD) &&
+		    sdp_conn_usable(ssk)) {
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_FIN_TIMEOUTS);
+			sdp_conn_abort(ssk, ETIMEDOUT, true);
+		}
 	}
 	release_sock(sk);
+	if (embryo)
+		sdp_embryo_expire(sk);	/* takes the listener's lock */
 	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+/**
+ * sdp_embryo_timer_stop - the handshake completed in time
+ * @ssk: the child, locked
+ *
+ * Return: 1 if the caller must drop the timer's reference (after
+ * releasing the lock), else 0.
+ */
+int sdp_embryo_timer_stop(struct sdp_sock *ssk)
+{
+	return sdp_timer_cancel(ssk, SDP_F_FIN_TIMER, &ssk->fin_work);
 }
 
 /* Under the socket lock: bound the life of an orphaned connection. */
