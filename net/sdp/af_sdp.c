@@ -13,6 +13,7 @@
  * an SDP socket exists.  Init registers the RDMA client first and the
  * socket families last; exit undoes it in reverse order.
  */
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
@@ -91,6 +92,7 @@ static void sdp_sk_destruct(struct sock *sk)
 	WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags));
 	sdp_bufs_free(ssk);
 	sdp_zc_free(ssk);
+	mem_cgroup_put(ssk->memcg);
 	sdp_sock_list_del(ssk);
 	mutex_destroy(&ssk->teardown_lock);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
@@ -393,6 +395,10 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 	sk = sdp_sk_alloc(net, family, kern, sock);
 	if (!sk)
 		return -ENOMEM;
+	/* what its connections allocate is charged to its creator's cgroup;
+	 * a listener's children inherit it (sdp_cm.c)
+	 */
+	sdp_sk(sk)->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	cm_id = sdp_cm_create_id(sk);
 	if (IS_ERR(cm_id)) {

@@ -189,6 +189,10 @@ struct sdp_sock {
 	u32			user_timeout;	/* TCP_USER_TIMEOUT, ms */
 	u32			notsent_lowat;	/* TCP_NOTSENT_LOWAT, bytes */
 
+	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
+						 * us allocate is charged there
+						 */
+
 	/* connection resources (SDP_F_CONN) */
 	struct sdp_device	*sdev;
 	struct ib_pd		*pd;		/* this connection's alone */
@@ -253,6 +257,7 @@ struct sdp_sock {
 	u32			zc_src_count;	/* SrcAvails advertised, not done */
 	u32			zc_src_bytes;	/* their bytes, for SIOCOUTQ */
 	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
+	u64			zc_adv_posted;	/* of them, in SrcAvails posted */
 	u64			zc_read_total;	/* of them, reported read */
 	u32			zc_rx_count;	/* peer's SrcAvails not yet read */
 	u32			zc_bounce;	/* bytes read ahead, not yet read */
@@ -270,6 +275,7 @@ struct sdp_sock {
 		u32		len;
 		u32		ack;	/* its mseq_ack */
 		bool		valid;	/* not used nor withdrawn yet */
+		bool		open;	/* not withdrawn: a cancel may come */
 	}			zc_peer_sink;
 	struct delayed_work	zc_work;	/* read-ahead */
 	wait_queue_head_t	zc_wait;	/* RDMA ops, keys settling */
@@ -482,15 +488,17 @@ void sdp_zc_rx_cancel(struct sdp_sock *ssk);
 int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		size_t n, int flags, u32 *seq);
 void sdp_zc_rx_done(struct sdp_sock *ssk);
-void sdp_zc_quiesce(struct sdp_sock *ssk);
+int sdp_zc_quiesce(struct sdp_sock *ssk);
 bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		      int flags, long timeo);
 int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo);
 void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a);
+bool sdp_zc_sink_pending(const struct sdp_sock *ssk);
+void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid);
 int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size);
 int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk);
 int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
-void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
+int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
 ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg);
 bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
 void sdp_bounce_free(struct sdp_buf *b);

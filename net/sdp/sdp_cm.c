@@ -26,6 +26,7 @@
  * round) and never destroys its own id: it returns non-zero instead,
  * after which rdma_cm destroys it.
  */
+#include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -404,6 +405,9 @@ static void sdp_child_inherit(struct sock *child, struct sock *parent)
 	c->v6only = p->v6only;
 	c->tos = p->tos;
 	c->tclass = p->tclass;
+	c->memcg = p->memcg;
+	if (c->memcg)
+		css_get(&c->memcg->css);	/* put in sdp_sk_destruct() */
 }
 
 /**
@@ -1072,13 +1076,13 @@ out:
  * data dropped, and the socket is left closed with no shutdown, ready to
  * connect again.  Called locked; drops the lock for a listener.
  */
-static void sdp_disconnect(struct sdp_sock *ssk)
+static int sdp_disconnect(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 
 	switch (sk->sk_state) {
 	case TCP_CLOSE:
-		return;
+		return 0;
 	case TCP_LISTEN:
 		release_sock(sk);
 		sdp_listen_stop(sk);
@@ -1090,12 +1094,14 @@ static void sdp_disconnect(struct sdp_sock *ssk)
 		break;
 	}
 	/* unread data and urgent state go with the connection */
-	sdp_zc_quiesce(ssk);
+	if (sdp_zc_quiesce(ssk))
+		return -EINTR;
 	sdp_rx_purge(ssk);
 	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
 	WRITE_ONCE(ssk->urg_data, 0);
 	WRITE_ONCE(sk->sk_shutdown, 0);
 	sock_reset_flag(sk, SOCK_DONE);
+	return 0;
 }
 
 static int sdp_wait_for_connect(struct sock *sk, long *timeo)
@@ -1129,9 +1135,9 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 
 	lock_sock(sk);
 	if (uaddr->sa_family == AF_UNSPEC) {
-		sdp_disconnect(ssk);
-		sock->state = SS_UNCONNECTED;
-		err = 0;
+		err = sdp_disconnect(ssk);
+		if (!err)
+			sock->state = SS_UNCONNECTED;
 		goto out;
 	}
 
@@ -1159,7 +1165,9 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 			goto out;
 		}
 		/* a reader may still be fetching from the last connection */
-		sdp_zc_quiesce(ssk);
+		err = sdp_zc_quiesce(ssk);
+		if (err)
+			goto out;
 		err = sdp_renew_id(ssk);
 		if (err)
 			goto out;

@@ -438,7 +438,10 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	case SDP_MID_SINK_AVAIL_CANCEL:
 		sdp_rx_repost(ssk, buf);
-		sdp_zc_rx_sink_cancel(ssk);
+		if (sdp_zc_rx_sink_cancel(ssk)) {
+			sdp_proto_error(ssk, "SinkAvailCancel without a SinkAvail", 0);
+			return;
+		}
 		break;
 	case SDP_MID_RDMA_WR_COMPL:
 		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);

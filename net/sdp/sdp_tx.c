@@ -180,11 +180,16 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	if (ssk->zc_cancel_ack && !ssk->zc_wrcompl &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_CANCEL_ACK, 0))
 		ssk->zc_cancel_ack = false;
-	if (ssk->zc_sinkavail && !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL, 0))
+	if (ssk->zc_sinkavail && sdp_zc_sink_pending(ssk) &&
+	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL, 0)) {
 		ssk->zc_sinkavail = false;
+		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL);
+	}
 	if (ssk->zc_sink_cancel && !ssk->zc_sinkavail &&
-	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL_CANCEL, 0))
+	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL_CANCEL, 0)) {
 		ssk->zc_sink_cancel = false;
+		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL_CANCEL);
+	}
 	if (ssk->zc_wrcompl)
 		return;	/* no control buffer yet: data waits behind it */
 

@@ -20,6 +20,7 @@
  * mappings are released.  The buffers' memory stays until the socket is
  * freed, so data received before the teardown can still be read.
  */
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "sdp.h"
@@ -116,18 +117,21 @@ void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
 	INIT_LIST_HEAD(&buf->list);
 }
 
+/* Buffers are charged to the memory cgroup of the socket's owner: the
+ * caller opens that scope (set_active_memcg()).
+ */
 static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 			  u32 n, u32 size, u8 kind)
 {
 	struct sdp_buf *ring;
 	u32 i;
 
-	ring = kcalloc(n, sizeof(*ring), GFP_KERNEL);
+	ring = kcalloc(n, sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
 	*ringp = ring;
 	for (i = 0; i < n; i++) {
-		ring[i].data = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+		ring[i].data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!ring[i].data)
 			return -ENOMEM;
 		sdp_buf_init(ssk, &ring[i], kind);
@@ -295,6 +299,7 @@ static int sdp_cq_size(const struct ib_qp_init_attr *attr)
 
 static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 {
+	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
 	u32 i;
 	int err;
 
@@ -315,6 +320,7 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	if (!err)
 		err = sdp_ring_map(dev, ssk->ctrl_ring, SDP_CTRL_BUFS,
 				   DMA_TO_DEVICE);
+	set_active_memcg(old);
 	if (err)
 		return err;
 
@@ -417,6 +423,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	 * not count against its sends (sdp_sendmsg())
 	 */
 	ssk->zc_read_total = ssk->zc_adv_total;
+	ssk->zc_adv_posted = ssk->zc_adv_total;
 	sdp_conn_size(ssk);
 	err = sdp_bufs_create(ssk, ssk->sdev->ibdev);
 	if (err)
@@ -532,6 +539,9 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_sq_posted(ssk);
 	ssk->st.segs_out++;
 	ssk->tx_mseq++;
+	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
+		ssk->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
+						   (h + 1))->len);
 	/* a SinkAvail the peer sent before seeing this is stale */
 	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
 	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)

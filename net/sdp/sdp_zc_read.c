@@ -8,11 +8,12 @@
  * (rdma_rw, SDP_ZC_CHUNK per READ op); otherwise, and when no reader
  * comes within a jiffy, bytes are read into kernel bounce buffers queued
  * in front of the entry (read-ahead, up to what TCP would buffer:
- * SO_RCVBUF if set, else tcp_rmem's maximum; all of it once the peer
- * cancelled).  So a source never waits on the sink application, as a TCP
- * sender does not, and two sides sending at once cannot deadlock.  When a
- * SrcAvail has been read whole, its receive buffer is posted again and
- * RdmaRdCompl goes back.
+ * SO_RCVBUF if set, else tcp_rmem's maximum, whatever the peer sends;
+ * charged to the owner's memory cgroup).  So a source never waits on the
+ * sink application, as a TCP sender does not, and two sides sending at
+ * once cannot deadlock.  A SrcAvailCancel starts the read-ahead at once,
+ * within the same bound.  When a SrcAvail has been read whole, its
+ * receive buffer is posted again and RdmaRdCompl goes back.
  *
  * Everything runs under the socket lock; the READ waits drop it.
  */
@@ -23,6 +24,8 @@
 
 #include "sdp.h"
 #include "sdp_zcopy.h"
+
+static u32 sdp_zc_budget(struct sdp_sock *ssk);
 
 /* Sink: a SrcAvail checked by sdp_rx_check(); queue its bytes. */
 int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -75,11 +78,43 @@ static void sdp_zc_adv_done(struct sdp_sock *ssk, struct sdp_buf *adv)
 	sdp_tx_flush(ssk);
 }
 
+/* Post the READ ops of a fetch; returns how many are posted (a stuck one
+ * included), or a negative errno if none.
+ */
+static int sdp_zc_fetch_post(struct sdp_sock *ssk, struct sdp_zc *zc,
+			     struct sdp_buf *adv, struct iov_iter *iter,
+			     u32 len)
+{
+	int n, posted = 0;
+	u32 pos = 0;
+
+	while (pos < len && posted < SDP_ZC_RW_OPS) {
+		struct sdp_zc_rw *rw = &zc->rd[posted];
+
+		n = sdp_zc_rw_prep(ssk, rw, iter,
+				   min_t(u32, len - pos, SDP_ZC_CHUNK),
+				   adv->zc_addr + pos, adv->zc_rkey);
+		if (n < 0 && rw->stuck) {
+			/* what it uses goes after the teardown's drain */
+			net_warn_ratelimited("ib_sdp: RDMA READ posted in part (%d), connection reset\n",
+					     n);
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			return posted + 1;
+		}
+		if (n < 0)
+			return posted ? posted : n;
+		pos += n;
+		posted++;
+	}
+	return posted;
+}
+
 /* Read up to @len bytes from the front of the SrcAvail @adv, into the
  * user's buffer (@iter: the reader's, which moves on) or, with @iter NULL,
  * into bounce buffers queued in front of @adv.  Called locked, by one
  * fetcher at a time; drops the lock while the READs are under way (they
- * end, in success or in a flush, within the transport's timeouts).
+ * end, in success or in a flush, within the transport's timeouts or the
+ * stall watchdog's; see sdp_zc_wait()).
  *
  * Return: bytes read, or a negative errno.
  */
@@ -88,52 +123,30 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 {
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc *zc = sdp_zc_get(ssk);
-	u32 pos = 0, good = 0;
 	bool failed = false;
-	int i, n, posted = 0;
+	int i, posted;
+	u32 good = 0;
 
 	if (!zc)
 		return -ENOMEM;
 	if (!sdp_conn_usable(ssk))
 		return -ECONNRESET;
 	zc->fetching = true;
-	while (pos < len && posted < SDP_ZC_RW_OPS) {
-		n = sdp_zc_rw_prep(ssk, &zc->rd[posted], iter,
-				   min_t(u32, len - pos, SDP_ZC_CHUNK),
-				   adv->zc_addr + pos, adv->zc_rkey);
-		if (n < 0) {
-			if (!posted) {
-				zc->fetching = false;
-				return n;
-			}
-			break;
-		}
-		pos += n;
-		posted++;
+	posted = sdp_zc_fetch_post(ssk, zc, adv, iter, len);
+	if (posted < 0) {
+		zc->fetching = false;
+		return posted;
 	}
-
-	release_sock(sk);
-	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->rd));
-	lock_sock(sk);
+	sdp_zc_wait(ssk, sdp_zc_rw_idle, zc->rd);
 
 	/* the ops completed in order: the good ones come first */
 	for (i = 0; i < posted; i++) {
 		struct sdp_zc_rw *rw = &zc->rd[i];
 		bool ok = !failed && rw->b.status == IB_WC_SUCCESS;
-		int p;
 
-		for (p = 0; p < rw->npages; p++) {
-			if (ok)
-				set_page_dirty_lock(rw->pages[p]);
-			put_page(rw->pages[p]);
-		}
-		rw->npages = 0;
+		sdp_zc_rw_release(rw, iter, ok);
 		if (!ok) {
 			failed = true;
-			if (iter)
-				iov_iter_revert(iter, rw->len);
-			if (rw->bounce)
-				sdp_bounce_free(rw->bounce);
 			continue;
 		}
 		if (rw->bounce) {
@@ -175,7 +188,8 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
  * bounce buffer the reader then copies from.
  *
  * Return: bytes delivered into the user's buffer (the caller adds them),
- * 0 when the reader should look again, or a negative errno.
+ * 0 when the reader should look again, or a negative errno (-EAGAIN: a
+ * peek reached the read-ahead bound).
  */
 int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		size_t n, int flags, u32 *seq)
@@ -186,9 +200,10 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 	if (ssk->zc && ssk->zc->fetching) {
 		/* read-ahead or another reader is at it */
 		release_sock(sk);
-		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+		got = wait_event_killable(ssk->zc_wait,
+					  !READ_ONCE(ssk->zc->fetching));
 		lock_sock(sk);
-		return 0;
+		return got ? -EINTR : 0;
 	}
 	if ((flags & MSG_TRUNC) && !(flags & MSG_PEEK)) {
 		/* discarded: no need to read it */
@@ -209,6 +224,9 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 			WRITE_ONCE(*seq, *seq + got);
 		return got;
 	}
+	/* a peek reads on ahead of what it copies: within the bound */
+	if (ssk->zc_bounce >= sdp_zc_budget(ssk))
+		return -EAGAIN;
 	got = sdp_zc_fetch(ssk, adv, NULL, min_t(u32, adv->zc_len, SDP_ZC_CHUNK));
 	return got < 0 ? got : 0;
 }
@@ -220,16 +238,23 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
  * Before the receive queue is emptied or the receive ring replaced
  * (connect(AF_UNSPEC), a new connection): a fetcher holds pointers into
  * them while it waits for its READs.
+ *
+ * Return: 0, or -EINTR if a fatal signal came first.
  */
-void sdp_zc_quiesce(struct sdp_sock *ssk)
+int sdp_zc_quiesce(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
+	int err;
 
 	while (ssk->zc && ssk->zc->fetching) {
 		release_sock(sk);
-		wait_event(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+		err = wait_event_killable(ssk->zc_wait,
+					  !READ_ONCE(ssk->zc->fetching));
 		lock_sock(sk);
+		if (err)
+			return -EINTR;
 	}
+	return 0;
 }
 
 /* The first SrcAvail in the receive queue that is still to be read. */
@@ -244,7 +269,8 @@ static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 }
 
 /* How much may wait read ahead: what TCP would buffer for a reader that
- * does not read, its SO_RCVBUF if set, else tcp_rmem's maximum.
+ * does not read, its SO_RCVBUF if set, else tcp_rmem's maximum.  Nothing
+ * the peer sends lifts it (a SrcAvailCancel only hurries the read-ahead).
  */
 static u32 sdp_zc_budget(struct sdp_sock *ssk)
 {
@@ -270,8 +296,7 @@ void sdp_zc_work(struct work_struct *work)
 		adv = sdp_zc_first_adv(ssk);
 		if (!adv)
 			break;
-		if (!test_bit(SDP_F_ZC_HURRY, &ssk->flags) &&
-		    ssk->zc_bounce >= sdp_zc_budget(ssk))
+		if (ssk->zc_bounce >= sdp_zc_budget(ssk))
 			break;
 		if (sdp_zc_fetch(ssk, adv, NULL,
 				 min_t(u32, adv->zc_len, SDP_ZC_CHUNK)) < 0)

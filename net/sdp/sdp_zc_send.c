@@ -98,6 +98,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
 	*sent = n;
+	sdp_win_wait(ssk);	/* on the peer to read it */
 	sdp_tx_flush(ssk);
 	return 0;
 }
@@ -134,9 +135,9 @@ int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
  * @timeo: the send's time left
  *
  * On a signal or when the time is up, asks the peer to read the rest at
- * once (SrcAvailCancel) and waits at most SDP_ZC_CANCEL_TIMEOUT more; a
- * peer that does not answer then has its connection reset, which frees
- * the pages and keys.
+ * once (SrcAvailCancel) and waits at most SDP_ZC_CANCEL_TIMEOUT more (a
+ * fatal signal does not wait); a peer that does not answer then has its
+ * connection reset, which frees the pages and keys.
  *
  * Return: 0, or the error that interrupted the wait.
  */
@@ -166,32 +167,33 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 	sdp_tx_flush(ssk);
 	while (ssk->zc_src_count && sdp_conn_usable(ssk) && grace > 0) {
 		release_sock(sk);
-		grace = wait_event_timeout(ssk->zc_wait,
-					   !READ_ONCE(ssk->zc_src_count) ||
-					   !sdp_conn_usable(ssk), grace);
+		grace = wait_event_killable_timeout(ssk->zc_wait,
+						    !READ_ONCE(ssk->zc_src_count) ||
+						    !sdp_conn_usable(ssk), grace);
 		lock_sock(sk);
 	}
 	if (ssk->zc_src_count && sdp_conn_usable(ssk)) {
-		net_warn_ratelimited("ib_sdp: peer did not settle a cancelled SrcAvail, connection reset\n");
+		if (grace >= 0)	/* else a fatal signal: no need to say */
+			net_warn_ratelimited("ib_sdp: peer did not settle a cancelled SrcAvail, connection reset\n");
 		sdp_conn_abort(ssk, ECONNRESET, true);
 	}
 	return err;
 }
 
-/* RdmaRdCompl: @size more bytes read, oldest SrcAvail first. */
+/* RdmaRdCompl: @size more bytes read, oldest SrcAvail first.  Only bytes
+ * of SrcAvails posted may be reported: one still queued for a credit has
+ * not reached the peer, which cannot have read it.
+ */
 int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 {
 	struct sdp_zc *zc = ssk->zc;
 	struct sdp_zc_reg *reg, *tmp;
-	u64 left = 0;
 
-	if (zc)
-		list_for_each_entry(reg, &zc->src, node)
-			left += reg->len - reg->done;
-	if (!size || size > left)
+	if (!zc || !size || ssk->zc_read_total + size > ssk->zc_adv_posted)
 		return -EPROTO;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
 	ssk->zc_read_total += size;
+	sdp_win_progress(ssk);
 
 	list_for_each_entry_safe(reg, tmp, &zc->src, node) {
 		u32 take = min(size, reg->len - reg->done);

@@ -10,8 +10,11 @@
  * that buffer and sends RdmaWrCompl behind the writes.  If data comes
  * another way first, or the reader is interrupted, the sink sends
  * SinkAvailCancel and waits for SinkCancelAck (a RdmaWrCompl may come
- * before it: those bytes are delivered).  The sink's key is invalidated
- * before recv() returns.
+ * before it: those bytes are delivered); an offer that could not even be
+ * sent yet is simply dropped.  A RdmaWrCompl or SinkCancelAck must
+ * acknowledge the SinkAvail or SinkAvailCancel it answers (its mseq_ack):
+ * a peer cannot answer what it never received.  The sink's key is
+ * invalidated before recv() returns.
  *
  * Everything runs under the socket lock; the RDMA waits drop it.
  */
@@ -46,6 +49,13 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	       !(ssk->zc && ssk->zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
+/* An offer of ours waits for a control buffer (sdp_tx.c). */
+bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
+{
+	return ssk->zc && ssk->zc->sink &&
+	       ssk->zc->sink_state == SDP_ZC_SINK_OUT && !ssk->zc->sink_sent;
+}
+
 /* The SinkAvail's header, for sdp_send_ctrl(). */
 void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
 {
@@ -56,7 +66,23 @@ void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
 	a->addr = cpu_to_be64(reg->mr->iova);
 }
 
-static bool sdp_zc_sink_settled(struct sdp_sock *ssk)
+/* Our SinkAvail (@mid) or its SinkAvailCancel has just been posted, as
+ * message ssk->tx_mseq: the peer's answer must acknowledge it.
+ */
+void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
+{
+	struct sdp_zc *zc = ssk->zc;
+
+	if (mid == SDP_MID_SINK_AVAIL) {
+		zc->sink_sent = true;
+		zc->sink_mseq = ssk->tx_mseq;
+	} else {
+		zc->cancel_sent = true;
+		zc->cancel_mseq = ssk->tx_mseq;
+	}
+}
+
+static bool sdp_zc_sink_settled(struct sdp_sock *ssk, void *arg)
 {
 	struct sdp_zc *zc = ssk->zc;
 
@@ -64,6 +90,65 @@ static bool sdp_zc_sink_settled(struct sdp_sock *ssk)
 		return true;
 	return zc->sink_state == SDP_ZC_SINK_OUT ? zc->sink_done :
 						   zc->sink_acked;
+}
+
+/* For sdp_zc_wait(): our key to @arg (the SinkAvail's registration) is
+ * dead, by our LOCAL_INV or by the teardown.
+ */
+static bool sdp_zc_sink_dead(struct sdp_sock *ssk, void *arg)
+{
+	struct sdp_zc_reg *reg = arg;
+
+	return READ_ONCE(reg->state) == SDP_ZC_REG_INVALIDATED ||
+	       READ_ONCE(reg->state) == SDP_ZC_REG_FREE;
+}
+
+/* The reader stops waiting and the peer wrote nothing: withdraw the
+ * offer.  One not sent yet (no control buffer was free) is dropped; one
+ * sent is cancelled, and the peer must answer within
+ * SDP_ZC_CANCEL_TIMEOUT (a fatal signal does not wait for that).
+ */
+static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->zc;
+	struct sock *sk = &ssk->sk;
+	long grace = SDP_ZC_CANCEL_TIMEOUT;
+
+	if (!zc->sink_sent) {
+		ssk->zc_sinkavail = false;
+		return;
+	}
+	zc->sink_state = SDP_ZC_SINK_CANCEL;
+	ssk->zc_sink_cancel = true;
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
+	sdp_tx_flush(ssk);
+	while (!sdp_zc_sink_settled(ssk, NULL) && grace > 0) {
+		release_sock(sk);
+		grace = wait_event_killable_timeout(ssk->zc_wait,
+						    sdp_zc_sink_settled(ssk, NULL),
+						    grace);
+		lock_sock(sk);
+	}
+	if (!sdp_zc_sink_settled(ssk, NULL)) {
+		if (grace >= 0)
+			net_warn_ratelimited("ib_sdp: peer did not answer a SinkAvailCancel, connection reset\n");
+		sdp_conn_abort(ssk, ECONNRESET, true);
+	}
+}
+
+/* The offer is over: our key dies before the buffer is the reader's
+ * again.  Ours to release once our LOCAL_INV is done; otherwise (the
+ * connection failed) the teardown deregisters the MR, then releases it:
+ * never the pages while a key to them may work.
+ */
+static void sdp_zc_sink_end(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
+{
+	if (reg->state == SDP_ZC_REG_ADVERTISED && sdp_conn_usable(ssk) &&
+	    sdp_zc_inv_post(ssk, reg))
+		sdp_conn_abort(ssk, ECONNRESET, false);
+	sdp_zc_wait(ssk, sdp_zc_sink_dead, reg);
+	if (reg->state == SDP_ZC_REG_INVALIDATED)
+		sdp_zc_reg_finish(ssk, reg, true);
 }
 
 /**
@@ -84,7 +169,6 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
-	long grace = SDP_ZC_CANCEL_TIMEOUT;
 	u32 wrote;
 	ssize_t n;
 
@@ -105,6 +189,8 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	}
 	zc->sink = reg;
 	zc->sink_state = SDP_ZC_SINK_OUT;
+	zc->sink_sent = false;
+	zc->cancel_sent = false;
 	zc->sink_done = false;
 	zc->sink_acked = false;
 	zc->sink_wrote = 0;
@@ -125,61 +211,22 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	ssk->zc_readers--;
 	remove_wait_queue(sk_sleep(sk), &wait);
 
-	if (!zc->sink_done && sdp_conn_usable(ssk)) {
-		/* the peer may be writing: it must say it is done */
-		zc->sink_state = SDP_ZC_SINK_CANCEL;
-		ssk->zc_sink_cancel = true;
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
-		sdp_tx_flush(ssk);
-		while (!sdp_zc_sink_settled(ssk) && grace > 0) {
-			release_sock(sk);
-			grace = wait_event_timeout(ssk->zc_wait,
-						   sdp_zc_sink_settled(ssk), grace);
-			lock_sock(sk);
-		}
-		if (!sdp_zc_sink_settled(ssk)) {
-			net_warn_ratelimited("ib_sdp: peer did not answer a SinkAvailCancel, connection reset\n");
-			sdp_conn_abort(ssk, ECONNRESET, true);
-		}
-	}
+	if (!zc->sink_done && sdp_conn_usable(ssk))
+		sdp_zc_sink_withdraw(ssk);
 	wrote = zc->sink_done ? zc->sink_wrote : 0;
 	zc->sink_state = SDP_ZC_SINK_NONE;
 	zc->sink = NULL;
-
-	/* the key dies before the buffer is the reader's again */
-	if (reg->state == SDP_ZC_REG_ADVERTISED && sdp_conn_usable(ssk)) {
-		struct ib_send_wr wr = {
-			.opcode		= IB_WR_LOCAL_INV,
-			.send_flags	= IB_SEND_SIGNALED,
-			.wr_cqe		= &reg->b.cqe,
-			.ex.invalidate_rkey = reg->mr->rkey,
-		};
-
-		reg->state = SDP_ZC_REG_INVALIDATING;
-		if (ib_post_send(ssk->qp, &wr, NULL))
-			sdp_conn_abort(ssk, ECONNRESET, false);
-	}
-	/* Ours to release once our LOCAL_INV is done; otherwise (the
-	 * connection failed) the teardown deregisters the MR, then releases
-	 * it: never the pages while a key to them may work.
-	 */
-	while (reg->state != SDP_ZC_REG_INVALIDATED &&
-	       reg->state != SDP_ZC_REG_FREE) {
-		release_sock(sk);
-		wait_event(ssk->zc_wait,
-			   READ_ONCE(reg->state) == SDP_ZC_REG_INVALIDATED ||
-			   READ_ONCE(reg->state) == SDP_ZC_REG_FREE);
-		lock_sock(sk);
-	}
-	if (reg->state == SDP_ZC_REG_INVALIDATED)
-		sdp_zc_reg_finish(ssk, reg, true);
+	ssk->zc_sinkavail = false;
+	sdp_zc_sink_end(ssk, reg);
 	iov_iter_revert(&msg->msg_iter, n - wrote);
 	if (wrote)
 		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
 	return wrote;
 }
 
-/* Sink: RdmaWrCompl, the peer wrote @size bytes into our SinkAvail. */
+/* Sink: RdmaWrCompl, the peer wrote @size bytes into our SinkAvail.  Its
+ * mseq_ack (now ssk->remote_ack) must show that it had our SinkAvail.
+ */
 int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 {
 	struct sdp_zc *zc = ssk->zc;
@@ -187,7 +234,8 @@ int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 	/* the source may write only bytes that come next in the stream:
 	 * nothing can be queued before them
 	 */
-	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || zc->sink_done ||
+	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || !zc->sink_sent ||
+	    (s32)(ssk->remote_ack - zc->sink_mseq) < 0 || zc->sink_done ||
 	    !size || size > zc->sink->len || ssk->rcv_nxt != ssk->copied_seq)
 		return -EPROTO;
 	zc->sink_done = true;
@@ -201,12 +249,15 @@ int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 	return 0;
 }
 
-/* Sink: SinkCancelAck, the peer will not write into our SinkAvail. */
+/* Sink: SinkCancelAck, the peer will not write into our SinkAvail; it
+ * must acknowledge our SinkAvailCancel.
+ */
 int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk)
 {
 	struct sdp_zc *zc = ssk->zc;
 
-	if (!zc || zc->sink_state != SDP_ZC_SINK_CANCEL || zc->sink_acked)
+	if (!zc || zc->sink_state != SDP_ZC_SINK_CANCEL || !zc->cancel_sent ||
+	    (s32)(ssk->remote_ack - zc->cancel_mseq) < 0 || zc->sink_acked)
 		return -EPROTO;
 	zc->sink_acked = true;
 	sdp_zc_wake(&ssk->sk);
@@ -230,6 +281,7 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 	ssk->zc_peer_sink.len = len;
 	ssk->zc_peer_sink.ack = be32_to_cpu(h->mseq_ack);
 	ssk->zc_peer_sink.valid = true;
+	ssk->zc_peer_sink.open = true;
 	return 0;
 }
 
@@ -243,11 +295,18 @@ bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
 	       (s32)(ssk->zc_peer_sink.ack - ssk->zc_data_mseq) >= 0;
 }
 
-/* Source: SinkAvailCancel; answered once whatever we wrote is reported. */
-void sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
+/* Source: SinkAvailCancel; answered once whatever we wrote is reported.
+ * Only for a SinkAvail not withdrawn yet: each cancel costs us a control
+ * message.
+ */
+int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
 {
+	if (!ssk->zc_peer_sink.open)
+		return -EPROTO;
+	ssk->zc_peer_sink.open = false;
 	ssk->zc_peer_sink.valid = false;
 	ssk->zc_cancel_ack = true;
+	return 0;
 }
 
 /**
@@ -275,10 +334,20 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 		    min_t(u32, ssk->zc_peer_sink.len,
 			  SDP_ZC_RW_OPS * SDP_ZC_CHUNK));
 	while (pos < len && posted < SDP_ZC_RW_OPS) {
-		n = sdp_zc_rw_prep(ssk, &zc->wr[posted], &msg->msg_iter,
+		struct sdp_zc_rw *rw = &zc->wr[posted];
+
+		n = sdp_zc_rw_prep(ssk, rw, &msg->msg_iter,
 				   min_t(u32, len - pos, SDP_ZC_CHUNK),
 				   ssk->zc_peer_sink.addr + pos,
 				   ssk->zc_peer_sink.rkey);
+		if (n < 0 && rw->stuck) {
+			/* what it uses goes after the teardown's drain */
+			net_warn_ratelimited("ib_sdp: RDMA WRITE posted in part (%d), connection reset\n",
+					     n);
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			posted++;
+			break;
+		}
 		if (n < 0)
 			break;
 		pos += n;
@@ -287,23 +356,21 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 	if (!posted)
 		return 0;	/* copy instead */
 	ssk->zc_peer_sink.valid = false;
-	ssk->zc_wrcompl = pos;	/* behind the writes, before any data */
-	sdp_tx_flush(ssk);
+	if (sdp_conn_usable(ssk)) {
+		ssk->zc_wrcompl = pos;	/* behind the writes, before any data */
+		sdp_tx_flush(ssk);
+	}
 
-	release_sock(sk);
-	wait_event(ssk->zc_wait, sdp_zc_rw_idle(zc->wr));
-	lock_sock(sk);
+	sdp_zc_wait(ssk, sdp_zc_rw_idle, zc->wr);
 	for (i = 0; i < posted; i++) {
 		struct sdp_zc_rw *rw = &zc->wr[i];
-		int p;
+		bool ok = !failed && rw->b.status == IB_WC_SUCCESS;
 
-		for (p = 0; p < rw->npages; p++)
-			put_page(rw->pages[p]);
-		rw->npages = 0;
-		if (failed || rw->b.status != IB_WC_SUCCESS)
-			failed = true;
-		else
+		sdp_zc_rw_release(rw, NULL, ok);
+		if (ok)
 			good += rw->len;
+		else
+			failed = true;
 	}
 	if (failed)
 		return good ? good : -ECONNRESET;	/* the connection is gone */

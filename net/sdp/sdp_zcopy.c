@@ -17,12 +17,22 @@
  * An RDMA op (struct sdp_zc_rw) moves up to SDP_ZC_CHUNK bytes through
  * rdma_rw: a READ of the peer's SrcAvail into user pages or a kernel
  * bounce buffer (sdp_zc_read.c), or a WRITE from user pages into the
- * peer's SinkAvail (sdp_zc_sinkavail.c).
+ * peer's SinkAvail (sdp_zc_sinkavail.c).  A chain that could be posted
+ * only in part gets no completion: it is marked stuck, the connection is
+ * reset, and the teardown ends it once the QP is drained; nothing it
+ * uses is released before.
+ *
+ * User pages are pinned with FOLL_LONGTERM (sdp_zc_pin()) and unpinned on
+ * every path.  Every wait for an RDMA op or a key can be killed
+ * (sdp_zc_wait()): a fatal signal resets the connection, whose drain ends
+ * what is posted, so the task is gone within a second; the stall
+ * watchdog (sdp_timer.c) bounds the waits of everyone else.
  *
  * Everything runs under the socket lock; the RDMA waits drop it.
  * Completions arrive through sdp_cq_done() like every other.
  */
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/uio.h>
 #include <rdma/rw.h>
@@ -45,6 +55,91 @@ void sdp_zc_wake(struct sock *sk)
 	if (skwq_has_sleeper(wq))
 		wake_up_all(&wq->wait);
 	rcu_read_unlock();
+}
+
+/**
+ * sdp_zc_pin - pin the next part of a user buffer for the device
+ * @iter: a user-backed iterator; it moves past what was pinned
+ * @pages: room for @max pages
+ * @bytes: most bytes to pin (within the iterator's current segment)
+ * @max: most pages
+ * @write: the device writes into them
+ * @off: set to the offset into the first page
+ *
+ * FOLL_LONGTERM, as for any memory a device may use for long: the pages
+ * cannot be migrated meanwhile, and a fork() copies them for the child at
+ * once instead of sharing them copy-on-write, so a write by either
+ * process can never divert what the device writes to the other's copy.
+ *
+ * Return: bytes pinned, or a negative errno.
+ */
+ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
+		   int max, bool write, size_t *off)
+{
+	size_t len = min(bytes, iov_iter_single_seg_count(iter));
+	unsigned long addr;
+	int npages, got;
+
+	if (iter_is_ubuf(iter))
+		addr = (unsigned long)iter->ubuf + iter->iov_offset;
+	else if (iter_is_iovec(iter))
+		addr = (unsigned long)iter->iov->iov_base + iter->iov_offset;
+	else
+		return -EFAULT;
+	if (!len)
+		return -EFAULT;
+	*off = offset_in_page(addr);
+	npages = min_t(size_t, max, DIV_ROUND_UP(*off + len, PAGE_SIZE));
+	got = pin_user_pages_fast(addr & PAGE_MASK, npages,
+				  FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
+				  pages);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	len = min_t(size_t, len, (size_t)got * PAGE_SIZE - *off);
+	iov_iter_advance(iter, len);
+	return len;
+}
+
+/* Unpin what sdp_zc_pin() pinned; @dirty (the device wrote into them)
+ * needs process context.
+ */
+void sdp_zc_unpin(struct page **pages, int n, bool dirty)
+{
+	if (dirty)
+		unpin_user_pages_dirty_lock(pages, n, true);
+	else
+		unpin_user_pages(pages, n);
+}
+
+/**
+ * sdp_zc_wait - wait without the socket lock until @done, or be killed
+ * @ssk: the socket, locked; the lock is dropped while waiting
+ * @done: the condition, checked locklessly (woken through zc_wait)
+ * @arg: its argument
+ *
+ * For RDMA ops of ours and keys to settle: they end within the
+ * transport's timeouts, and when the stall watchdog resets a connection
+ * whose peer stopped taking our messages.  A task that gets a fatal
+ * signal does not wait for that: after half a second more the connection
+ * is reset, and its teardown drains the QP, which ends every op at once;
+ * only then does the caller go on to release what they used.  A kernel
+ * thread (the read-ahead work) waits idle, not counted as hung.
+ */
+void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
+						    void *arg), void *arg)
+{
+	struct sock *sk = &ssk->sk;
+
+	release_sock(sk);
+	if (!(current->flags & PF_KTHREAD) &&
+	    wait_event_killable(ssk->zc_wait, done(ssk, arg)) &&
+	    !wait_event_timeout(ssk->zc_wait, done(ssk, arg), HZ / 2)) {
+		lock_sock(sk);
+		sdp_conn_abort(ssk, ECONNRESET, false);
+		release_sock(sk);
+	}
+	wait_event_idle(ssk->zc_wait, done(ssk, arg));
+	lock_sock(sk);
 }
 
 /* REG_MR is posted unsignaled: only an error completes it, and the QP is
@@ -106,21 +201,18 @@ int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 	return zc->nregs ? 0 : -ENOMEM;
 }
 
-/* A SrcAvail read whole, or its connection gone: release its pages. */
+/* A registration is over (its key invalidated, or its MR deregistered):
+ * release its pages.  A SinkAvail's (@success: the peer may have written
+ * into them) only in process context.
+ */
 void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success)
 {
-	int i;
-
 	if (ssk->sdev)
 		ib_dma_unmap_sg(ssk->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	for (i = 0; i < reg->npages; i++) {
-		/* the peer may have written into a SinkAvail's pages */
-		if (reg->sink && success)
-			set_page_dirty_lock(reg->pages[i]);
-		put_page(reg->pages[i]);
-	}
+	/* the peer may have written into a SinkAvail's pages */
+	sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
 	if (reg->uarg)
 		reg->uarg->callback(NULL, reg->uarg, success);
 	else
@@ -193,10 +285,10 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 	ssize_t n;
 	int i, err;
 
-	n = iov_iter_get_pages2(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
-				zc->reg_pages, &off);
-	if (n <= 0)
-		return n ? n : -EFAULT;
+	n = sdp_zc_pin(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
+		       zc->reg_pages, reg->sink, &off);
+	if (n < 0)
+		return n;
 	reg->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
 	reg->mmp.user = NULL;
 	if (!uarg && mm_account_pinned_pages(&reg->mmp, n)) {
@@ -243,15 +335,16 @@ err_account:
 	if (!uarg)
 		mm_unaccount_pinned_pages(&reg->mmp);
 err_pages:
-	for (i = 0; i < reg->npages; i++)
-		put_page(reg->pages[i]);
+	sdp_zc_unpin(reg->pages, reg->npages, false);
 	reg->npages = 0;
 	iov_iter_revert(iter, n);
 	return err;
 }
 
-/* A SrcAvail is over: invalidate its key; its pages go once that is done. */
-int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
+/* A registration's transfer is over: invalidate its key (LOCAL_INV);
+ * its pages go once that completed (sdp_zc_complete()).
+ */
+int sdp_zc_inv_post(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 {
 	struct ib_send_wr wr = {
 		.opcode		= IB_WR_LOCAL_INV,
@@ -259,10 +352,20 @@ int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 		.wr_cqe		= &reg->b.cqe,
 		.ex.invalidate_rkey = reg->mr->rkey,
 	};
+	int err;
 
-	list_del_init(&reg->node);
 	reg->state = SDP_ZC_REG_INVALIDATING;
-	return ib_post_send(ssk->qp, &wr, NULL);
+	err = ib_post_send(ssk->qp, &wr, NULL);
+	if (!err)
+		sdp_sq_posted(ssk);
+	return err;
+}
+
+/* A SrcAvail is over. */
+int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
+{
+	list_del_init(&reg->node);
+	return sdp_zc_inv_post(ssk, reg);
 }
 
 /**
@@ -270,17 +373,21 @@ int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
  * @ssk: the socket, locked, with a usable connection
  *
  * Before an Abort, which is fenced behind these invalidations: the peer
- * must not hear of the end while a key of ours still works.
+ * must not hear of the end while a key of ours still works, a SrcAvail's
+ * or our SinkAvail's.  The SinkAvail's reader then sees it invalidated.
  */
 void sdp_zc_revoke(struct sdp_sock *ssk)
 {
 	struct sdp_zc_reg *reg, *tmp;
+	struct sdp_zc *zc = ssk->zc;
 
-	if (!ssk->zc)
+	if (!zc)
 		return;
-	list_for_each_entry_safe(reg, tmp, &ssk->zc->src, node)
+	list_for_each_entry_safe(reg, tmp, &zc->src, node)
 		if (sdp_zc_invalidate(ssk, reg))
-			break;	/* the QP is gone: the teardown deregisters */
+			return;	/* the QP is gone: the teardown deregisters */
+	if (zc->sink && zc->sink->state == SDP_ZC_REG_ADVERTISED)
+		sdp_zc_inv_post(ssk, zc->sink);
 }
 
 /* Completion of a LOCAL_INV or of an RDMA READ op. */
@@ -328,27 +435,32 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_zc_wake(&ssk->sk);
 }
 
-/* A bounce buffer for up to @want bytes, as large as memory allows. */
+/* A bounce buffer for up to @want bytes, as large as memory allows,
+ * charged to the memory cgroup of the socket's owner: what a peer makes
+ * us read ahead is the owner's memory, as TCP charges its receive queue.
+ */
 struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want)
 {
-	struct sdp_buf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
 	u32 size = min_t(u32, roundup_pow_of_two(want), SDP_ZC_CHUNK);
+	struct sdp_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 
-	if (!b)
-		return NULL;
 	/* large sizes only if they come easily; a page at most must */
-	for (;;) {
+	while (b) {
 		b->data = kmalloc(size, size > PAGE_SIZE ?
-				  GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY :
-				  GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				  __GFP_NORETRY : GFP_KERNEL_ACCOUNT);
 		if (b->data || size <= PAGE_SIZE)
 			break;
 		size /= 2;
 	}
-	if (!b->data) {
+	set_active_memcg(old);
+	if (b && !b->data) {
 		kfree(b);
-		return NULL;
+		b = NULL;
 	}
+	if (!b)
+		return NULL;
 	b->ssk = ssk;
 	b->kind = SDP_BUF_BOUNCE;
 	b->size = size;
@@ -363,72 +475,134 @@ void sdp_bounce_free(struct sdp_buf *b)
 	kfree(b);
 }
 
-/* Post one op of @len bytes at the peer's @raddr: a READ into the user's
- * pages (@iter) or a new bounce buffer, or a WRITE from the user's pages.
- * Returns the bytes it covers or an errno.
+/* Post the op's chain; a failure part of the way through leaves it stuck
+ * (see the top of this file).
+ */
+static int sdp_zc_rw_post(struct sdp_sock *ssk, struct sdp_zc_rw *rw)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first;
+	int err;
+
+	first = rdma_rw_ctx_wrs(&rw->ctx, ssk->qp, ssk->port_num, &rw->b.cqe,
+				NULL);
+	err = ib_post_send(ssk->qp, first, &bad);
+	if (!err) {
+		sdp_sq_posted(ssk);
+		return 0;
+	}
+	if (bad != first)
+		rw->stuck = true;
+	return err;
+}
+
+/* Pin @len bytes of @iter for the op, or allocate its bounce buffer. */
+static ssize_t sdp_zc_rw_mem(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
+			     struct iov_iter *iter, u32 len)
+{
+	size_t off, left;
+	ssize_t n;
+	int i;
+
+	if (!iter) {
+		rw->bounce = sdp_bounce_alloc(ssk, len);
+		if (!rw->bounce)
+			return -ENOMEM;
+		sg_init_one(rw->sg, rw->bounce->data, rw->bounce->len);
+		rw->nsg = 1;
+		return rw->bounce->len;
+	}
+	n = sdp_zc_pin(iter, rw->pages, len, SDP_ZC_CHUNK_PAGES,
+		       rw->dir == DMA_FROM_DEVICE, &off);
+	if (n < 0)
+		return n;
+	rw->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
+	sg_init_table(rw->sg, rw->npages);
+	for (i = 0, left = n; i < rw->npages; i++) {
+		size_t o = i ? 0 : off;
+		size_t l = min_t(size_t, left, PAGE_SIZE - o);
+
+		sg_set_page(&rw->sg[i], rw->pages[i], l, o);
+		left -= l;
+	}
+	rw->nsg = rw->npages;
+	return n;
+}
+
+/**
+ * sdp_zc_rw_release - give back what an op used, once it is over
+ * @rw: the op, not busy
+ * @iter: the iterator it read into, to move back if it failed, or NULL
+ * @ok: it moved its bytes (the pages it read into are dirty)
+ *
+ * Its bounce buffer, if any, stays the caller's when @ok.
+ */
+void sdp_zc_rw_release(struct sdp_zc_rw *rw, struct iov_iter *iter, bool ok)
+{
+	sdp_zc_unpin(rw->pages, rw->npages, ok && rw->dir == DMA_FROM_DEVICE);
+	rw->npages = 0;
+	if (!ok && iter && rw->len)
+		iov_iter_revert(iter, rw->len);
+	if (!ok && rw->bounce)
+		sdp_bounce_free(rw->bounce);
+	if (!ok)
+		rw->bounce = NULL;
+}
+
+/**
+ * sdp_zc_rw_prep - post one RDMA op
+ * @ssk: the socket, locked, with a usable connection
+ * @rw: an idle op
+ * @iter: the user buffer to READ into or WRITE from, or NULL to READ into
+ *	  a new bounce buffer
+ * @len: most bytes
+ * @raddr: the peer's address
+ * @rkey: the peer's key
+ *
+ * Return: the bytes the op covers, or a negative errno; with rw->stuck
+ * set the op was posted in part and must not be released before the
+ * teardown has ended it (the caller resets the connection).
  */
 int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey)
 {
 	u32 port = ssk->port_num;
-	size_t off, left;
 	ssize_t n;
-	int i, ret;
+	int ret;
 
 	rw->bounce = NULL;
 	rw->npages = 0;
-	if (iter) {
-		n = iov_iter_get_pages2(iter, rw->pages, len,
-					SDP_ZC_CHUNK_PAGES, &off);
-		if (n <= 0)
-			return n ? n : -EFAULT;
-		rw->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
-		sg_init_table(rw->sg, rw->npages);
-		for (i = 0, left = n; i < rw->npages; i++) {
-			size_t o = i ? 0 : off;
-			size_t l = min_t(size_t, left, PAGE_SIZE - o);
-
-			sg_set_page(&rw->sg[i], rw->pages[i], l, o);
-			left -= l;
-		}
-		rw->nsg = rw->npages;
-	} else {
-		rw->bounce = sdp_bounce_alloc(ssk, len);
-		if (!rw->bounce)
-			return -ENOMEM;
-		n = rw->bounce->len;
-		sg_init_one(rw->sg, rw->bounce->data, n);
-		rw->nsg = 1;
-	}
+	rw->len = 0;
+	n = sdp_zc_rw_mem(ssk, rw, iter, len);
+	if (n < 0)
+		return n;
+	rw->len = n;
 	ret = rdma_rw_ctx_init(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg, 0,
 			       raddr, rkey, rw->dir);
 	if (ret < 0)
 		goto err;
-	ret = rdma_rw_ctx_post(&rw->ctx, ssk->qp, port, &rw->b.cqe, NULL);
+	rw->busy = true;
+	ret = sdp_zc_rw_post(ssk, rw);
 	if (ret) {
+		if (rw->stuck)
+			return ret;	/* busy until the teardown */
+		rw->busy = false;
 		rdma_rw_ctx_destroy(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg,
 				    rw->dir);
 		goto err;
 	}
-	rw->len = n;
-	rw->busy = true;
 	SDP_INC_STATS(sock_net(&ssk->sk), rw->dir == DMA_FROM_DEVICE ?
 		      SDP_MIB_ZC_READS : SDP_MIB_ZC_WRITES);
 	return n;
 err:
-	if (iter)
-		iov_iter_revert(iter, n);
-	for (i = 0; i < rw->npages; i++)
-		put_page(rw->pages[i]);
-	rw->npages = 0;
-	if (rw->bounce)
-		sdp_bounce_free(rw->bounce);
-	rw->bounce = NULL;
+	sdp_zc_rw_release(rw, iter, false);
 	return ret;
 }
 
-bool sdp_zc_rw_idle(struct sdp_zc_rw *ops)
+/* For sdp_zc_wait(): none of the ops @arg (rd or wr) is posted. */
+bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *arg)
 {
+	struct sdp_zc_rw *ops = arg;
 	int i;
 
 	for (i = 0; i < SDP_ZC_RW_OPS; i++)
@@ -437,12 +611,28 @@ bool sdp_zc_rw_idle(struct sdp_zc_rw *ops)
 	return true;
 }
 
+/* The teardown, its QP drained: end the ops posted in part. */
+static void sdp_zc_rw_unstick(struct sdp_sock *ssk, struct sdp_zc_rw *ops)
+{
+	int i;
+
+	for (i = 0; i < SDP_ZC_RW_OPS; i++) {
+		if (!ops[i].stuck)
+			continue;
+		rdma_rw_ctx_destroy(&ops[i].ctx, ssk->qp, ssk->port_num,
+				    ops[i].sg, ops[i].nsg, ops[i].dir);
+		ops[i].stuck = false;
+		ops[i].b.status = IB_WC_WR_FLUSH_ERR;
+		WRITE_ONCE(ops[i].busy, false);
+	}
+}
+
 /**
  * sdp_zc_teardown - release the ZCopy state of a connection going away
- * @ssk: the socket, locked, its QP drained (no READ op is under way)
+ * @ssk: the socket, locked, its QP drained (no RDMA op is under way)
  *
- * The MRs are deregistered first, so no key of ours works any more,
- * then the pages still advertised are released.
+ * The ops posted in part are ended, the MRs deregistered, so no key of
+ * ours works any more, then the pages still advertised are released.
  */
 void sdp_zc_teardown(struct sdp_sock *ssk)
 {
@@ -451,6 +641,8 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 
 	if (!zc)
 		return;
+	sdp_zc_rw_unstick(ssk, zc->rd);
+	sdp_zc_rw_unstick(ssk, zc->wr);
 	for (i = 0; i < zc->nregs; i++) {
 		ib_dereg_mr(zc->reg[i].mr);
 		zc->reg[i].mr = NULL;

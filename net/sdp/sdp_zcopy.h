@@ -48,6 +48,10 @@ struct sdp_zc_rw {
 	u32			len;
 	u8			dir;	/* DMA_FROM_DEVICE: READ; DMA_TO_DEVICE: WRITE */
 	bool			busy;	/* posted, completion not seen */
+	bool			stuck;	/* posted in part (a post failed): no
+					 * completion will come; the teardown
+					 * ends it once the QP is drained
+					 */
 	struct page		*pages[SDP_ZC_CHUNK_PAGES];
 	struct scatterlist	sg[SDP_ZC_CHUNK_PAGES];
 };
@@ -64,6 +68,10 @@ struct sdp_zc {
 	/* our SinkAvail: one at a time */
 	struct sdp_zc_reg	*sink;
 	u8			sink_state;	/* enum sdp_zc_sink_state */
+	bool			sink_sent;	/* the SinkAvail is posted ... */
+	bool			cancel_sent;	/* ... its SinkAvailCancel too */
+	u32			sink_mseq;	/* their mseqs: an answer must */
+	u32			cancel_mseq;	/* acknowledge what it answers */
 	bool			sink_done;	/* its RdmaWrCompl came */
 	bool			sink_acked;	/* its SinkCancelAck came */
 	u32			sink_wrote;	/* bytes the peer wrote */
@@ -76,6 +84,12 @@ enum sdp_zc_sink_state {
 };
 
 void sdp_zc_wake(struct sock *sk);
+ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
+		   int max, bool write, size_t *off);
+void sdp_zc_unpin(struct page **pages, int n, bool dirty);
+void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
+						    void *arg), void *arg);
+int sdp_zc_inv_post(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
 struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk);
 int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc);
 void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
@@ -88,7 +102,8 @@ int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
 struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want);
 int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey);
-bool sdp_zc_rw_idle(struct sdp_zc_rw *ops);
+bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *ops);
+void sdp_zc_rw_release(struct sdp_zc_rw *rw, struct iov_iter *iter, bool ok);
 void sdp_zc_work(struct work_struct *work);
 
 #endif /* _SDP_ZCOPY_H */
