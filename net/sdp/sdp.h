@@ -527,6 +527,7 @@ bool sdp_writable(const struct sdp_sock *ssk);
 void sdp_write_space(struct sock *sk);
 void sdp_shutdown_send(struct sdp_sock *ssk);
 void sdp_disconn_done(struct sdp_sock *ssk);
+void sdp_close_if_done(struct sdp_sock *ssk);
 
 /* sdp_rx.c */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,

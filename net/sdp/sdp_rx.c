@@ -252,11 +252,8 @@ static void sdp_rx_disconn(struct sdp_sock *ssk)
 		sk->sk_state = TCP_CLOSING;
 		break;
 	}
-	if (test_bit(SDP_F_DISCONN_DONE, &ssk->flags)) {
-		sk->sk_state = TCP_CLOSE;
-		sdp_conn_queue_teardown(ssk);
-	}
 	sk->sk_state_change(sk);
+	sdp_close_if_done(ssk);
 	if (sk->sk_shutdown == SHUTDOWN_MASK || sk->sk_state == TCP_CLOSE)
 		sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_HUP);
 	else

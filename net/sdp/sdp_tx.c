@@ -261,19 +261,41 @@ void sdp_tx_push(struct sdp_sock *ssk)
 	__sdp_tx_flush(ssk, true);
 }
 
+/**
+ * sdp_close_if_done - end the connection once nothing is left to move
+ * @ssk: the socket, locked
+ *
+ * Both DisConns are through, but bytes of the stream may still wait in
+ * SrcAvails, ours or the peer's, to be read by RDMA: the connection (its
+ * QP and keys) stays until they are, as TCP delivers every byte sent
+ * before its FIN.  A reader that never reads them closes its socket,
+ * which resets the connection; the sender's side is bounded by its fin
+ * timer once closed.
+ */
+void sdp_close_if_done(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	if (!test_bit(SDP_F_DISCONN_DONE, &ssk->flags) ||
+	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
+	    ssk->zc_src_count || ssk->zc_rx_count ||
+	    sk->sk_state == TCP_CLOSE)
+		return;
+	sk->sk_state = TCP_CLOSE;
+	sdp_conn_queue_teardown(ssk);
+	sk->sk_state_change(sk);
+}
+
 /* Our DisConn reached the peer. */
 void sdp_disconn_done(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 
 	__set_bit(SDP_F_DISCONN_DONE, &ssk->flags);
-	if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
-		sk->sk_state = TCP_CLOSE;
-		sdp_conn_queue_teardown(ssk);
-	} else if (sk->sk_state == TCP_FIN_WAIT1) {
+	if (sk->sk_state == TCP_FIN_WAIT1)
 		sk->sk_state = TCP_FIN_WAIT2;
-	}
 	sk->sk_state_change(sk);
+	sdp_close_if_done(ssk);
 }
 
 /**

@@ -76,6 +76,7 @@ static void sdp_zc_adv_done(struct sdp_sock *ssk, struct sdp_buf *adv)
 	if (!ssk->zc_rx_count)
 		__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 	sdp_tx_flush(ssk);
+	sdp_close_if_done(ssk);	/* the last bytes after both DisConns */
 }
 
 /* Post the READ ops of a fetch; returns how many are posted (a stuck one

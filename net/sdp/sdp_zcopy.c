@@ -208,6 +208,8 @@ int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success)
 {
+	bool src = !reg->sink;
+
 	if (ssk->sdev)
 		ib_dma_unmap_sg(ssk->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
@@ -220,12 +222,14 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 	reg->uarg = NULL;
 	reg->npages = 0;
 	reg->state = SDP_ZC_REG_FREE;
-	if (!reg->sink) {
+	if (src) {
 		ssk->zc_src_count--;
 		ssk->zc_src_bytes -= reg->len;
 	}
 	reg->sink = false;
 	sdp_zc_wake(&ssk->sk);
+	if (src && !ssk->zc_src_count)
+		sdp_close_if_done(ssk);	/* read whole after both DisConns */
 }
 
 /* A registration not in use, or NULL. */
