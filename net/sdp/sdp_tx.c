@@ -28,7 +28,7 @@
  * Everything here runs under the socket lock (see sdp.h).
  */
 #include <linux/sched/signal.h>
-#include <net/tcp_states.h>
+#include <net/tcp.h>
 
 #include "sdp.h"
 
@@ -493,15 +493,38 @@ static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		}
 		if (err != -EAGAIN)
 			return err;
-		/* no room for another SrcAvail: a non-blocking send copies */
+		/* No room for another SrcAvail now.  A non-blocking send
+		 * copies instead, unless it is MSG_ZEROCOPY: TCP never mixes
+		 * copied and zero-copy completions for want of room, it says
+		 * EAGAIN (or returns what it took).
+		 */
 		if (!*timeo)
-			return 0;
+			return uarg ? -EAGAIN : 0;
 		err = sdp_zc_wait_reg(ssk, timeo);
 		if (err)
 			return err;
 		if (sk->sk_err || !sdp_conn_usable(ssk))
 			return -EPIPE;
 	}
+}
+
+/* sendto(MSG_FASTOPEN) on a socket not connected yet: connect, as TCP
+ * does when TCP Fast Open has no cookie for the peer (the data then goes
+ * once the connection is up: at once for a blocking socket, else the
+ * call says EINPROGRESS).  Disabled as net.ipv4.tcp_fastopen disables
+ * it for TCP, and refused for AF_UNSPEC, as tcp_sendmsg_fastopen().
+ */
+static int sdp_sendmsg_fastopen(struct socket *sock, struct msghdr *msg)
+{
+	struct sockaddr *uaddr = msg->msg_name;
+	struct net *net = sock_net(sock->sk);
+
+	if (!(READ_ONCE(net->ipv4.sysctl_tcp_fastopen) & TFO_CLIENT_ENABLE) ||
+	    (msg->msg_namelen >= sizeof(uaddr->sa_family) &&
+	     uaddr->sa_family == AF_UNSPEC))
+		return -EOPNOTSUPP;
+	return sdp_connect(sock, uaddr, msg->msg_namelen,
+			   msg->msg_flags & MSG_DONTWAIT ? O_NONBLOCK : 0);
 }
 
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
@@ -511,11 +534,17 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	int flags = msg->msg_flags;
 	struct ubuf_info *uarg = NULL;
 	bool zc_used = false, no_zc = false;
-	size_t copied = 0, zc_off = 0, zc_bytes = 0;
+	size_t copied = 0;
 	struct sdp_buf *buf;
-	u64 zc_base = 0;
 	long timeo;
 	int err;
+
+	if (unlikely((flags & MSG_FASTOPEN) && msg->msg_name)) {
+		err = sdp_sendmsg_fastopen(sock, msg);
+		if (err)
+			return err == -EINPROGRESS ? err :
+			       sk_stream_error(sk, flags, err);
+	}
 
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
@@ -568,12 +597,6 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 				goto out_err;
 			}
 			if (zn) {
-				if (!zc_bytes) {
-					/* where this call's SrcAvails start */
-					zc_base = ssk->zc_adv_total - zn;
-					zc_off = copied;
-				}
-				zc_bytes += zn;
 				copied += zn;
 				zc_used = true;
 				continue;
@@ -628,20 +651,12 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 out_err:
 	sdp_tx_flush(ssk);
 	/* A blocking ZCopy send returns once the peer has its bytes.  If the
-	 * connection failed first, only those the peer reported read (in
-	 * stream order) count as sent, as a TCP send blocked when a reset
-	 * comes returns what it queued: the next send reports the error.
+	 * connection fails first, what was advertised counts as sent, as a
+	 * TCP send returns what it queued when the reset comes: the next
+	 * send reports the error.
 	 */
-	if (zc_used && !uarg) {
-		s64 rd;
-
+	if (zc_used && !uarg)
 		sdp_zc_send_wait(ssk, &timeo);
-		rd = clamp_t(s64, ssk->zc_read_total - zc_base, 0, zc_bytes);
-		if (rd < zc_bytes && (sk->sk_err || !sdp_conn_usable(ssk))) {
-			copied = zc_off + rd;
-			err = -EPIPE;
-		}
-	}
 	if (uarg) {
 		if (!zc_used)
 			uarg_to_msgzc(uarg)->zerocopy = 0;
