@@ -117,7 +117,7 @@ sdp_check_clean() {
 
 # ---- libsdp -------------------------------------------------------------
 
-LIBSDP=$SDP_REPO/userspace/libsdp/libsdp.so
+LIBSDP=${SDP_LIBSDP:-$SDP_REPO/userspace/libsdp/libsdp.so}
 SDP_RUN=$SDP_REPO/userspace/libsdp/sdp_run
 
 # with_libsdp CONF CMD [ARG...]: CMD preloaded with libsdp, rules from CONF.

@@ -12,6 +12,9 @@
 #  - "both" to 127.0.0.1 (no RDMA device there): TCP;
 #  - rules by port range and prefix pick SDP or TCP as written;
 #  - 50 threads creating and connecting sockets at once;
+#  - select() beyond FD_SETSIZE while libsdp watches a "both" listener;
+#  - a socket closed by fclose(), close_range() or closefrom(): its twin
+#    goes with it and the number is a new socket's;
 #  - without ib_sdp: "sdp" fails with EAFNOSUPPORT, "both" uses TCP.
 . "$(dirname "$0")/lib.sh"
 
@@ -123,6 +126,24 @@ check_eq "50 threads connected and echoed at once" \
 	"50 of 50 threads connected and echoed" "$(tail -n 1 <<<"$out")"
 server_done "the server served all 50"
 check_eq "all 50 over SDP" $((passive + 50)) "$(sdp_stat PassiveOpens)"
+
+# select() over more descriptors than FD_SETSIZE while libsdp watches a
+# "both" listener: the answer select() gives without libsdp
+want="select: 1, 1500 readable: no, 1501 writable: yes"
+check_eq "select() beyond FD_SETSIZE, without libsdp" "$want" \
+	"$(sdp_app bigselect "$addr" 7480 2>&1)"
+check_eq "select() beyond FD_SETSIZE, with a both listener" "$want" \
+	"$(with_libsdp $both_conf sdp_app bigselect "$addr" 7481 2>&1)"
+
+# closes libsdp does not see: its twin goes too, and the number is free
+out=$(with_libsdp $both_conf sdp_app closes "$addr" 7482 2>&1)
+echo "$out"
+for how in fclose close_range closefrom; do
+	check "$how: the both listener had its SDP twin" \
+		grep -q "^$how: before: 1 SDP listening" <<<"$out"
+	check "$how: the twin closed with it, a UDP socket after it is UDP" \
+		grep -q "^$how: after: 0 SDP listening, UDP socket .* bind success, SOCK_DGRAM" <<<"$out"
+done
 
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean	# unloads ib_sdp

@@ -20,6 +20,16 @@
  *   sdp_app threads ADDR PORT N
  *	N threads at once each create a socket, connect, echo 64 KiB with
  *	their own pattern and close; exits 0 if all did.
+ *   sdp_app bigselect ADDR PORT
+ *	a listener on ADDR:PORT (under a "both" rule, one libsdp must
+ *	watch), then select() over 1502 descriptors (more than FD_SETSIZE)
+ *	with a never-readable pipe at 1500 and a writable one at 1501:
+ *	prints what select() reported for them.
+ *   sdp_app closes ADDR PORT
+ *	a listener on ADDR:PORT closed behind libsdp's back, by fclose() of
+ *	a stream on it, close_range() and closefrom(): each time prints how
+ *	many SDP sockets still listen on PORT (libsdp's own, under "both")
+ *	and whether a UDP socket that takes the number next binds as UDP.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -37,6 +47,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -476,9 +487,90 @@ static int run_threads(int n)
 	return bad ? 1 : 0;
 }
 
+/* ---- select() beyond FD_SETSIZE ------------------------------------------ */
+
+static int run_bigselect(void)
+{
+	enum { NFDS = 1502 };
+	__fd_mask r[(NFDS + 63) / 64] = { 0 }, w[(NFDS + 63) / 64] = { 0 };
+	struct rlimit rl = { 4096, 4096 };
+	struct timeval tv = { 0, 0 };
+	int l = socket(AF_INET, SOCK_STREAM, 0), p[2], n;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) || pipe(p) || dup2(p[0], 1500) < 0 ||
+	    dup2(p[1], 1501) < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(l, 4)) {
+		printf("setup: %s\n", errname(errno));
+		return 2;
+	}
+	r[1500 / 64] |= 1ULL << (1500 % 64);	/* never readable */
+	w[1501 / 64] |= 1ULL << (1501 % 64);	/* writable */
+	n = select(NFDS, (fd_set *)r, (fd_set *)w, NULL, &tv);
+	printf("select: %d, 1500 readable: %s, 1501 writable: %s\n", n,
+	       r[1500 / 64] >> (1500 % 64) & 1 ? "yes" : "no",
+	       w[1501 / 64] >> (1501 % 64) & 1 ? "yes" : "no");
+	return 0;
+}
+
+/* ---- closes libsdp does not see ----------------------------------------- */
+
+/* SDP sockets listening on @port (their rows in /proc/net/sdp). */
+static int sdp_listeners(int port)
+{
+	FILE *f = fopen("/proc/net/sdp", "r");
+	char line[256], want[16];
+	int n = 0;
+
+	snprintf(want, sizeof(want), ":%04X ", port);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, want) && strlen(line) > 2 &&
+		    !strcmp(line + strlen(line) - 3, " A\n"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int run_closes(void)
+{
+	static const char * const how[] = { "fclose", "close_range", "closefrom" };
+	int i, port = ntohs(sa.sin_port);
+
+	for (i = 0; i < 3; i++) {
+		int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, u, type;
+		struct sockaddr_in ua = sa;
+		socklen_t tl = sizeof(type);
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 4)) {
+			printf("%s: listen: %s\n", how[i], errname(errno));
+			continue;
+		}
+		printf("%s: before: %d SDP listening\n", how[i],
+		       sdp_listeners(port));
+		if (i == 0)
+			fclose(fdopen(l, "r+"));
+		else if (i == 1)
+			close_range(l, l, 0);
+		else
+			closefrom(l);
+		u = socket(AF_INET, SOCK_DGRAM, 0);
+		ua.sin_port = htons(port + 1 + i);
+		printf("%s: after: %d SDP listening, UDP socket %s number, bind %s, %s\n",
+		       how[i], sdp_listeners(port), u == l ? "on the same" : "on another",
+		       errname(bind(u, (struct sockaddr *)&ua, sizeof(ua)) ? errno : 0),
+		       getsockopt(u, SOL_SOCKET, SO_TYPE, &type, &tl) ? "?" :
+		       type == SOCK_DGRAM ? "SOCK_DGRAM" : "not SOCK_DGRAM");
+		close(u);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 4 || (argc < 5 && strcmp(argv[1], "props"))) {
+	if (argc < 4 || (argc < 5 && strcmp(argv[1], "props") &&
+			 strcmp(argv[1], "bigselect") && strcmp(argv[1], "closes"))) {
 		fprintf(stderr, "usage: see the comment at the top of %s\n",
 			__FILE__);
 		return 2;
@@ -495,6 +587,10 @@ int main(int argc, char **argv)
 		return run_props();
 	if (!strcmp(argv[1], "threads"))
 		return run_threads(atoi(argv[4]) > MAXC ? MAXC : atoi(argv[4]));
+	if (!strcmp(argv[1], "bigselect"))
+		return run_bigselect();
+	if (!strcmp(argv[1], "closes"))
+		return run_closes();
 	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
 	return 2;
 }

@@ -103,6 +103,8 @@ static void sdp_init_once_fn(void)
 	RESOLVE(accept);
 	RESOLVE(accept4);
 	RESOLVE(close);
+	RESOLVE_OPT(close_range);
+	RESOLVE_OPT(closefrom);
 	RESOLVE(dup);
 	RESOLVE(dup2);
 	RESOLVE(dup3);

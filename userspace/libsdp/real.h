@@ -30,6 +30,8 @@ struct sdp_real {
 	int (*accept)(int, struct sockaddr *, socklen_t *);
 	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
 	int (*close)(int);
+	int (*close_range)(unsigned int, unsigned int, int);	/* or NULL */
+	void (*closefrom)(int);					/* or NULL */
 	int (*dup)(int);
 	int (*dup2)(int, int);
 	int (*dup3)(int, int, int);

@@ -24,10 +24,13 @@
  * A rule "sdp" whose SDP socket cannot be made (no ib_sdp) fails the call
  * with socket()'s errno (EAFNOSUPPORT).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -63,8 +66,17 @@ SDP_EXPORT int socket(int domain, int type, int protocol)
 
 	sdp_init();
 	fd = sdp_real.socket(domain, type, protocol);
-	if (fd < 0 || !sdp_settings.any_sdp ||
-	    !sdp_is_tcp(domain, type, protocol))
+	if (fd < 0)
+		return fd;
+	/* a number libsdp still knows was closed behind its back (a
+	 * syscall, an fclose() libsdp missed): not that socket any more
+	 */
+	if (sdp_fd_tracked(fd)) {
+		sdp_lock();
+		sdp_fd_detach(fd);
+		sdp_unlock();
+	}
+	if (!sdp_settings.any_sdp || !sdp_is_tcp(domain, type, protocol))
 		return fd;
 	sdp_lock();
 	if (!sdp_sock_track(fd, domain))
@@ -435,14 +447,24 @@ static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
 	if (sdp_fd_tracked(fd)) {
 		sdp_lock();
 		s = sdp_sock_get(fd);
-		if (s && s->state == SDP_SOCK_BOTH_LISTEN) {
-			twin = s->twin;
+		if (s && s->state == SDP_SOCK_BOTH_LISTEN && s->twin >= 0) {
+			/* a copy of our own: another thread may close the
+			 * listener, its twin with it, and the number be
+			 * reused, while this one waits
+			 */
+			twin = sdp_real.fcntl(s->twin, F_DUPFD_CLOEXEC, 0);
 			nonblock = s->nb_user;
 		}
 		sdp_unlock();
 	}
-	if (twin >= 0)
-		return sdp_accept_both(fd, twin, nonblock, addr, len, flags);
+	if (twin >= 0) {
+		int ret = sdp_accept_both(fd, twin, nonblock, addr, len, flags);
+		int err = errno;
+
+		sdp_real.close(twin);
+		errno = err;
+		return ret;
+	}
 	return sdp_real.accept4(fd, addr, len, flags);
 }
 
@@ -478,6 +500,47 @@ SDP_EXPORT int close(int fd)
 	sdp_init();
 	sdp_forget(fd);
 	return sdp_real.close(fd);
+}
+
+/* Closes the C library does itself, which close() never sees. */
+SDP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	sdp_init();
+	if (!sdp_real.close_range)
+		return sdp_fail(ENOSYS);
+	if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last) {
+		sdp_lock();
+		sdp_fds_closing(first, last);
+		sdp_unlock();
+	}
+	return sdp_real.close_range(first, last, flags);
+}
+
+SDP_EXPORT void closefrom(int lowfd)
+{
+	sdp_init();
+	if (lowfd >= 0) {
+		sdp_lock();
+		sdp_fds_closing(lowfd, ~0U);
+		sdp_unlock();
+	}
+	if (sdp_real.closefrom)
+		sdp_real.closefrom(lowfd);
+}
+
+/* fclose() of a stream on a socket (fdopen()) closes the socket inside
+ * the C library.  Not through sdp_init(): libsdp's own initialisation
+ * reads files with stdio.
+ */
+SDP_EXPORT int fclose(FILE *f)
+{
+	static int (*real_fclose)(FILE *);
+
+	if (!real_fclose)
+		real_fclose = dlsym(RTLD_NEXT, "fclose");
+	if (f)
+		sdp_forget(fileno(f));
+	return real_fclose(f);
 }
 
 /* @nfd is a new copy of @fd. */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,15 +114,18 @@ int sdp_nmarks(void)
 static struct sdp_slot *sdp_slot(int fd)
 {
 	struct sdp_slot *slots;
-	int n;
+	size_t n;
 
 	if (fd < 0)
 		return NULL;
 	if (fd < sdp_nslots)
 		return &sdp_slots[fd];
+	/* doubling, in size_t: an int would overflow for huge descriptors */
 	n = sdp_nslots ? sdp_nslots : 256;
-	while (n <= fd)
+	while (n <= (size_t)fd)
 		n *= 2;
+	if (n > INT_MAX)
+		n = (size_t)fd + 1;
 	slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return NULL;
@@ -129,7 +133,7 @@ static struct sdp_slot *sdp_slot(int fd)
 		memcpy(slots, sdp_slots, sdp_nslots * sizeof(*slots));
 	/* the old array stays: a lock-free reader may be looking at it */
 	__atomic_store_n(&sdp_slots, slots, __ATOMIC_RELEASE);
-	__atomic_store_n(&sdp_nslots, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&sdp_nslots, (int)n, __ATOMIC_RELEASE);
 	return &sdp_slots[fd];
 }
 
@@ -236,6 +240,37 @@ void sdp_fd_detach(int fd)
 	}
 	if (--s->refs == 0)
 		sdp_sock_free(s);
+}
+
+/**
+ * sdp_fds_closing - descriptors @first..@last are about to be closed
+ *
+ * By close_range() or closefrom(): each is forgotten as by close(), and a
+ * "both" socket whose twin (libsdp's own descriptor) is in the range, but
+ * not itself, loses the twin, closed first, to be taken by nothing else.
+ * Under the lock.
+ */
+void sdp_fds_closing(unsigned int first, unsigned int last)
+{
+	unsigned int fd;
+
+	if (first >= (unsigned int)sdp_nslots)
+		return;
+	if (last >= (unsigned int)sdp_nslots)
+		last = sdp_nslots - 1;
+	for (fd = first; fd <= last; fd++) {
+		if (sdp_slots[fd].sock)
+			sdp_fd_detach(fd);
+		if (sdp_slots[fd].flags & SDP_SLOT_EPFD)
+			sdp_epfd_closed(fd);
+	}
+	for (fd = 0; fd < (unsigned int)sdp_nslots; fd++) {
+		struct sdp_sock *s = sdp_slots[fd].sock;
+
+		if (s && s->twin >= 0 && (unsigned int)s->twin >= first &&
+		    (unsigned int)s->twin <= last)
+			sdp_sock_close_twin(s);
+	}
 }
 
 void sdp_fd_set_epfd(int fd)

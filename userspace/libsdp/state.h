@@ -100,6 +100,7 @@ void sdp_fd_attach(int fd, struct sdp_sock *s);
 void sdp_fd_detach(int fd);
 void sdp_fd_set_epfd(int fd);
 void sdp_epfd_closed(int epfd);
+void sdp_fds_closing(unsigned int first, unsigned int last);
 void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state);
 void sdp_sock_close_twin(struct sdp_sock *s);
 int sdp_sock_record_opt(struct sdp_sock *s, int level, int name,

@@ -232,6 +232,31 @@ SDP_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n,
 	return ppoll(fds, n, tmo, mask);
 }
 
+/* Bits of an fd_set of @nfds descriptors, which may be more than
+ * FD_SETSIZE: the kernel takes any size, and programs with many
+ * descriptors allocate larger sets; FD_ISSET() and FD_ZERO() stop at
+ * FD_SETSIZE (or abort, fortified).
+ */
+#define SDP_FDBITS	(8 * (int)sizeof(__fd_mask))
+
+static bool sdp_fds_isset(const fd_set *s, int fd)
+{
+	return s && (((const __fd_mask *)s)[fd / SDP_FDBITS] >>
+		     (fd % SDP_FDBITS)) & 1;
+}
+
+static void sdp_fds_set(fd_set *s, int fd)
+{
+	((__fd_mask *)s)[fd / SDP_FDBITS] |= (__fd_mask)1 << (fd % SDP_FDBITS);
+}
+
+static void sdp_fds_zero(fd_set *s, int nfds)
+{
+	if (s)
+		memset(s, 0, (nfds + SDP_FDBITS - 1) / SDP_FDBITS *
+			     sizeof(__fd_mask));
+}
+
 /* select() and pselect() by way of sdp_poll_core(), as the kernel does
  * them: readable is POLLIN, POLLHUP or POLLERR; writable POLLOUT or
  * POLLERR; exceptional POLLPRI.
@@ -243,8 +268,8 @@ static int sdp_select_core(int nfds, fd_set *r, fd_set *w, fd_set *e,
 	int fd, n = 0, i, ret, count = 0;
 
 	for (fd = 0; fd < nfds; fd++)
-		n += (r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) ||
-		     (e && FD_ISSET(fd, e));
+		n += sdp_fds_isset(r, fd) || sdp_fds_isset(w, fd) ||
+		     sdp_fds_isset(e, fd);
 	if (n > SDP_STACK_FDS) {
 		p = malloc(n * sizeof(*p));
 		if (!p) {
@@ -253,9 +278,9 @@ static int sdp_select_core(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		}
 	}
 	for (fd = 0, i = 0; fd < nfds; fd++) {
-		short ev = (r && FD_ISSET(fd, r) ? POLLIN : 0) |
-			   (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
-			   (e && FD_ISSET(fd, e) ? POLLPRI : 0);
+		short ev = (sdp_fds_isset(r, fd) ? POLLIN : 0) |
+			   (sdp_fds_isset(w, fd) ? POLLOUT : 0) |
+			   (sdp_fds_isset(e, fd) ? POLLPRI : 0);
 
 		if (ev)
 			p[i++] = (struct pollfd){ .fd = fd, .events = ev };
@@ -270,25 +295,22 @@ static int sdp_select_core(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			goto out;
 		}
 	}
-	if (r)
-		FD_ZERO(r);
-	if (w)
-		FD_ZERO(w);
-	if (e)
-		FD_ZERO(e);
+	sdp_fds_zero(r, nfds);
+	sdp_fds_zero(w, nfds);
+	sdp_fds_zero(e, nfds);
 	for (i = 0; i < n; i++) {
 		short ev = p[i].events, rev = p[i].revents;
 
 		if ((ev & POLLIN) && (rev & (POLLIN | POLLHUP | POLLERR))) {
-			FD_SET(p[i].fd, r);
+			sdp_fds_set(r, p[i].fd);
 			count++;
 		}
 		if ((ev & POLLOUT) && (rev & (POLLOUT | POLLERR))) {
-			FD_SET(p[i].fd, w);
+			sdp_fds_set(w, p[i].fd);
 			count++;
 		}
 		if ((ev & POLLPRI) && (rev & POLLPRI)) {
-			FD_SET(p[i].fd, e);
+			sdp_fds_set(e, p[i].fd);
 			count++;
 		}
 	}
