@@ -3,7 +3,10 @@
 # A hostile peer (sdp_evil: librdmacm and raw verbs) breaks the protocol one
 # way per connection.  ib_sdp must refuse a bad Hello, abort a connection
 # that sends a bad message, count each, log at a limited rate, and go on
-# serving: a well-behaved connection afterwards still works.
+# serving: a well-behaved connection afterwards still works.  Then the
+# cases found by review: answers to a SinkAvail or SrcAvail that was never
+# sent, the SinkAvail's key outliving an Abort, data racing the HelloAck,
+# and bad HelloAcks to our client.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -41,5 +44,35 @@ check "and the valid one's 5 bytes, then the reset" \
 check "protocol errors logged" bash -c 'dmesg | grep -q "ib_sdp: protocol error"'
 check "logging is rate-limited (fewer lines than errors or equal)" \
 	test "$(dmesg | grep -c 'ib_sdp: protocol error')" -le 9
+
+# Cases that bring their own SDP application (sdp_evil forks it): each
+# prints its checks; a protocol error must be counted for those that
+# break the protocol.
+evil() {	# case port [counts-a-protocol-error]
+	local before out rc
+	before=$(sdp_stat ProtoErrors)
+	out=$(timeout 120 sdp_evil "$addr" "$2" "$1" 2>&1)
+	rc=$?
+	echo "$out"
+	check_eq "$1" 0 "$rc"
+	if [ -n "${3:-}" ]; then
+		check "$1: counted as a protocol error" \
+			test "$(sdp_stat ProtoErrors)" -gt "$before"
+	fi
+}
+# a RdmaWrCompl for a SinkAvail that could not be sent yet (the old
+# module returned bytes nobody wrote, then oopsed sending the SinkAvail)
+evil sink-unsent 7710 counted
+# a RdmaRdCompl for a SrcAvail still queued for credits
+evil rdcompl-unsent 7720 counted
+# the SinkAvail's key is invalidated before the peer hears of the Abort
+evil sink-abort 7730 counted
+# data from the server before the client has taken the HelloAck
+evil server-early 7740
+# bad HelloAcks: the client's connect() fails, each counted
+before=$(sdp_stat HelloErrors)
+evil helloack 7750
+check_eq "each bad HelloAck counted as a Hello error" $((before + 4)) \
+	"$(sdp_stat HelloErrors)"
 sdp_check_clean
 finish

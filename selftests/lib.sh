@@ -84,12 +84,17 @@ sdp_rx_bytes() {
 		$(sdp_stat RxZcopyBounceBytes) + $(sdp_stat RxZcopySinkBytes)))
 }
 
-# sdp_rdma_objects: QPs, CQs and MRs ib_sdp holds, one count per line.
+# sdp_qp_count: QPs of kernel rdma_cm users (rdma_create_qp() names them
+# [rdma_cm], not [ib_sdp]; in the test bed ib_sdp is the only one).
+sdp_qp_count() {
+	rdma resource show qp 2>/dev/null | grep -c 'comm \[rdma_cm\]'
+}
+
+# sdp_rdma_objects: "QPs CQs MRs" that ib_sdp holds.
 sdp_rdma_objects() {
-	local r
-	for r in qp cq mr; do
-		rdma resource show "$r" 2>/dev/null | grep -c 'comm \[ib_sdp\]'
-	done | paste -sd' '
+	echo "$(sdp_qp_count)" \
+	     "$(rdma resource show cq 2>/dev/null | grep -c 'comm \[ib_sdp\]')" \
+	     "$(rdma resource show mr 2>/dev/null | grep -c 'comm \[ib_sdp\]')"
 }
 
 # sdp_slab_objs: objects allocated from the SDP socket cache (the test

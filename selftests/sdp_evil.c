@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A hostile SDP peer, written with librdmacm and raw verbs: it connects to
- * an ib_sdp listener and breaks the protocol in one chosen way, so that a
- * test can check that ib_sdp refuses or aborts that connection (and only
- * that one) and counts it.
+ * A hostile SDP peer (sdp_peer.c: librdmacm and raw verbs): it breaks the
+ * protocol in one chosen way, so that a test can check that ib_sdp refuses
+ * or aborts that connection (and only that one), counts it, and that the
+ * host neither crashes nor hangs nor holds memory it should not.
  *
- * Usage: sdp_evil ADDR PORT CASE
+ * Usage: sdp_evil ADDR PORT CASE [ARG]
+ *
+ * Against a listener the test runs on ADDR PORT (sdp_stream sink):
  *   hello-version  a Hello of another major version      -> rejected
  *   hello-short    a Hello cut to 8 bytes                 -> rejected
  *   hello-bufs     a Hello announcing 0 buffers           -> rejected
@@ -19,11 +21,15 @@
  *   urg-empty      OOB_PRES on a Data message with no byte -> disconnected
  *   urg-ctrl       OOB_PRES on a DisConn                  -> disconnected
  *   valid          a correct 5-byte Data message, then a clean disconnect
+ *   embryos N SECS N requests that never send the RTU, held SECS seconds;
+ *                  prints "holding" once all were sent
+ *   hold SECS      a correct connection, held SECS seconds (prints
+ *                  "established"), then a disconnect
  * Prints what happened: "rejected", "disconnected" or "established".
  *
- * ZCopy keys, against "sdp_zc holdsend" on ADDR PORT, over two connections
- * to the same host: a key must work on the connection it was advertised on
- * and nowhere else, and only while its transfer lasts.
+ * ZCopy keys, against "sdp_zc holdsend" (or holdrecv) on ADDR PORT, over
+ * two connections to the same host: a key must work on the connection it
+ * was advertised on and nowhere else, and only while its transfer lasts.
  *   zc-stale       read a page of the SrcAvail (the control), read it all,
  *                  answer RdmaRdCompl, wait for the sender's "done", then
  *                  read with the old key on the same connection
@@ -42,487 +48,879 @@
  *                  with the old key again
  * Prints "control: read ok" (or "write ok"), "other connection: refused"
  * where a live key was tried on the other connection, and "old key:
- * refused" (or "guessed key: refused") when that key does not work.
- * The address of every SrcAvail and SinkAvail is printed too: it must not
- * be a kernel address.
+ * refused" (or "guessed key: refused") when that key does not work.  The
+ * address of every SrcAvail and SinkAvail is printed too.
+ *
+ * Cases that bring their own SDP application (forked, on ADDR PORT); each
+ * prints "# ok"/"# FAIL" lines and exits non-zero on a failure:
+ *   sink-unsent    our SinkAvail could not be sent yet (the peer stopped
+ *                  reposting, its SinkAvailCancels used up our control
+ *                  buffers) when a RdmaWrCompl claims to have written
+ *                  into it: a protocol error, never bytes nobody wrote
+ *   rdcompl-unsent a RdmaRdCompl for a SrcAvail still queued for credits
+ *   sink-abort     the SinkAvail's key is dead by the time our Abort
+ *                  arrives
+ *   hurry          8 SrcAvails of 32 MiB and a SrcAvailCancel to a socket
+ *                  that never reads: prints the bytes read ahead
+ *   stall-send     the peer stops reposting: a sender with
+ *                  TCP_USER_TIMEOUT 2 s fails with ETIMEDOUT in time
+ *   stall-rnr      the peer announced more buffers than it posted: the
+ *                  transport retries for ever (RNR); TCP_USER_TIMEOUT ends
+ *                  it with ETIMEDOUT
+ *   stall-read     a reader's RDMA READ stuck behind a send the peer will
+ *                  not take: prints "stuck PID" and waits for the test
+ *                  to kill PID (kill -9 must end it)
+ *   stall-write    the same for a writer's RDMA WRITE into a SinkAvail
+ *   server-early   as a server: answer 200 connects from an SDP client
+ *                  and send Data at once, before the client can have
+ *                  taken the HelloAck: every connect must succeed
+ *   helloack       as a server: bad HelloAcks (version, short, no
+ *                  buffers, wrong id) make the client's connect fail
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <endian.h>
-#include <poll.h>
-#include <stdint.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <rdma/rdma_cma.h>
 
-#define NBUF	8
-#define BUFSZ	4096
+#include <linux/sdp.h>
 
-struct bsdh {
-	uint8_t mid, flags;
-	uint16_t bufs;
-	uint32_t len, mseq, mseq_ack;
-} __attribute__((packed));
+#include "check.h"
+#include "sdp_peer.h"
 
-struct hello {
-	struct bsdh h;
-	uint8_t version, max_adverts;
-	uint16_t reserved;
-	uint32_t rcv_size, caps, reserved2;
-} __attribute__((packed));
+static struct sockaddr_in dst;
+static const char *addr_s;
+static int port;
 
-static struct rdma_event_channel *ec;
-
-/* Next event, or -1 after 15 s. */
-static int next_event(struct rdma_cm_event **ev)
+static long long ms_now(void)
 {
-	struct pollfd p = { .fd = ec->fd, .events = POLLIN };
+	struct timespec ts;
 
-	if (poll(&p, 1, 15000) <= 0)
-		return -1;
-	return rdma_get_cm_event(ec, ev);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static int expect(enum rdma_cm_event_type want)
-{
-	struct rdma_cm_event *ev;
-	int got;
+/* ---- the application side (an AF_INET_SDP program) ------------------ */
 
-	if (next_event(&ev))
-		return -1;
-	got = ev->event;
-	rdma_ack_cm_event(ev);
-	return got == (int)want ? 0 : got;
+static int app_listener(int backlog)
+{
+	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0), one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&dst, sizeof(dst)) ||
+	    listen(fd, backlog)) {
+		perror("app: listen");
+		exit(2);
+	}
+	return fd;
 }
 
-
-/* ---- ZCopy keys -------------------------------------------------------- */
-
-struct econn {
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	char *buf;		/* NBUF receive buffers, then a send buffer */
-	char *rd;		/* RDMA READ destination */
-	struct ibv_mr *rdmr;
-	uint32_t mseq_out;	/* last sent */
-	uint32_t mseq_in;	/* last received */
+/* A forked application: @fn(arg, pipe to the parent, pipe from it). */
+struct app {
+	pid_t pid;
+	int to, from;	/* the parent's ends */
 };
 
-#define RDSZ	(256 << 10)
-
-static int econn_connect(struct econn *e, struct sockaddr_in *dst)
+static void app_start(struct app *a, void (*fn)(int tx, int rx))
 {
-	struct ibv_qp_init_attr qa = {};
-	struct rdma_conn_param cp = {};
-	struct hello hello = {};
-	struct ibv_recv_wr rwr, *bad_r;
-	struct ibv_sge sge;
-	int i;
+	int up[2], down[2];
 
-	memset(e, 0, sizeof(*e));
-	if (rdma_create_id(ec, &e->id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(e->id, NULL, (struct sockaddr *)dst, 2000) ||
-	    expect(RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(e->id, 2000) ||
-	    expect(RDMA_CM_EVENT_ROUTE_RESOLVED))
-		return -1;
-	e->pd = ibv_alloc_pd(e->id->verbs);
-	e->cq = ibv_create_cq(e->id->verbs, 2 * NBUF + 8, NULL, NULL, 0);
-	e->buf = calloc(NBUF + 1, BUFSZ);
-	e->rd = calloc(1, RDSZ);
-	if (!e->pd || !e->cq || !e->buf || !e->rd)
-		return -1;
-	e->mr = ibv_reg_mr(e->pd, e->buf, (NBUF + 1) * BUFSZ,
-			   IBV_ACCESS_LOCAL_WRITE);
-	e->rdmr = ibv_reg_mr(e->pd, e->rd, RDSZ, IBV_ACCESS_LOCAL_WRITE);
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = NBUF;
-	qa.cap.max_recv_wr = NBUF;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (!e->mr || !e->rdmr || rdma_create_qp(e->id, e->pd, &qa))
-		return -1;
-	for (i = 0; i < NBUF; i++) {
-		sge.addr = (uintptr_t)e->buf + i * BUFSZ;
-		sge.length = BUFSZ;
-		sge.lkey = e->mr->lkey;
-		rwr.wr_id = i;
-		rwr.next = NULL;
-		rwr.sg_list = &sge;
-		rwr.num_sge = 1;
-		ibv_post_recv(e->id->qp, &rwr, &bad_r);
+	if (pipe(up) || pipe(down))
+		exit(2);
+	a->pid = fork();
+	if (!a->pid) {
+		close(up[0]);
+		close(down[1]);
+		fn(up[1], down[0]);
+		_exit(0);
 	}
-	hello.h.bufs = htons(NBUF);
-	hello.h.len = htonl(sizeof(hello));
-	hello.version = 0x10;
-	hello.max_adverts = 4;
-	hello.rcv_size = htonl(BUFSZ);
-	hello.caps = htonl(0x3);	/* we read SrcAvails, write SinkAvails */
-	cp.private_data = &hello;
-	cp.private_data_len = sizeof(hello);
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	if (rdma_connect(e->id, &cp) || expect(RDMA_CM_EVENT_ESTABLISHED))
-		return -1;
+	close(up[1]);
+	close(down[0]);
+	a->from = up[0];
+	a->to = down[1];
+}
+
+static void say(int fd, long v)
+{
+	if (write(fd, &v, sizeof(v)) != sizeof(v))
+		_exit(3);
+}
+
+/* A value from the other side, or -1000000 after @ms. */
+static long hear(int fd, int ms)
+{
+	long long end = ms_now() + ms;
+	long v;
+
+	while (ms_now() < end) {
+		struct timeval tv = { 0, 50000 };
+		fd_set s;
+
+		FD_ZERO(&s);
+		FD_SET(fd, &s);
+		if (select(fd + 1, &s, NULL, NULL, &tv) > 0)
+			return read(fd, &v, sizeof(v)) == sizeof(v) ? v : -1000000;
+	}
+	return -1000000;
+}
+
+static void app_stop(struct app *a)
+{
+	int st;
+
+	kill(a->pid, SIGKILL);
+	waitpid(a->pid, &st, 0);
+}
+
+static int accepted(int backlog)
+{
+	int l = app_listener(backlog), s = accept(l, NULL, NULL);
+
+	close(l);
+	return s;
+}
+
+/* ---- message-level cases against the test's listener ------------------ */
+
+static int msg_case(const char *c)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct peer_hdr h = PEER_HDR_OK;
+	uint8_t mid = MID_DATA, flags = 0;
+	uint32_t plen = 5;
+	int r;
+
+	peer_opts_default(&o);
+	o.bufs = 8;
+	if (!strcmp(c, "hello-version"))
+		o.version = 0x20;
+	if (!strcmp(c, "hello-bufs"))
+		o.bufs = 0x10000;	/* 0 on the wire */
+	if (!strcmp(c, "hello-short"))
+		o.pdata_len = 8;
+	r = peer_connect(&p, &dst, &o);
+	if (r == 1) {
+		printf("rejected\n");
+		return 0;
+	}
+	if (r) {
+		printf("no answer\n");
+		return 1;
+	}
+
+	if (!strcmp(c, "seq"))
+		h.mseq = 5;
+	if (!strcmp(c, "len"))
+		h.bytes = sizeof(struct bsdh) + 3;	/* the header says 21 */
+	if (!strcmp(c, "mid"))
+		mid = MID_MODE_CHANGE;
+	if (!strcmp(c, "ack"))
+		h.mseq_ack = 100;
+	if (!strcmp(c, "bufs"))
+		h.bufs = o.bufs + 1;
+	if (!strcmp(c, "flags"))
+		flags = 0x80;
+	if (!strcmp(c, "urg-empty") || !strcmp(c, "urg-ctrl")) {
+		flags = 0x01;	/* OOB_PRES */
+		plen = 0;
+		if (!strcmp(c, "urg-ctrl"))
+			mid = MID_DISCONN;
+	}
+	if (!strcmp(c, "short"))
+		h.bytes = 7;
+	if (peer_send(&p, mid, flags, "hello", plen, h)) {
+		perror("send");
+		return 2;
+	}
+	peer_poll(&p);
+	if (!strcmp(c, "valid")) {
+		usleep(100000);
+		printf("established\n");
+		peer_close(&p);
+		return 0;
+	}
+	do
+		r = peer_event(&p, 15000);
+	while (r >= 0 && r != RDMA_CM_EVENT_DISCONNECTED);
+	printf(r < 0 ? "still connected\n" : "disconnected\n");
+	return r < 0;
+}
+
+/* N requests that never send the RTU, each with its own event channel,
+ * whose events are never read (librdmacm sends the RTU when it handles
+ * the REP's event).
+ */
+static int embryos_case(int n, int secs)
+{
+	struct peer *p = calloc(n, sizeof(*p));
+	struct peer_opts o;
+	int i, sent = 0;
+
+	peer_opts_default(&o);
+	o.no_rtu = 1;
+	o.memsz = 4096;
+	for (i = 0; i < n; i++)
+		sent += !peer_connect(&p[i], &dst, &o);
+	printf("holding %d\n", sent);
+	fflush(stdout);
+	sleep(secs);
+	return sent == n ? 0 : 1;
+}
+
+static int hold_case(int secs)
+{
+	struct peer_opts o;
+	struct peer p;
+	int ev = -1;
+	long long end = ms_now() + secs * 1000LL;
+
+	peer_opts_default(&o);
+	if (peer_connect(&p, &dst, &o)) {
+		printf("no answer\n");
+		return 1;
+	}
+	printf("established\n");
+	while (ms_now() < end && ev != RDMA_CM_EVENT_DISCONNECTED &&
+	       ev != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		ev = peer_event(&p, 200);
+	printf(ev >= 0 ? "ended: %s\n" : "held\n", rdma_event_str(ev));
 	return 0;
 }
 
-/* Next completion of @e, or -1 after 30 s. */
-static int econn_poll(struct econn *e, struct ibv_wc *wc)
+/* ---- ZCopy keys, against sdp_zc holdsend / holdrecv ------------------- */
+
+static int zc_connect(struct peer *p)
 {
-	time_t end = time(NULL) + 30;
+	struct peer_opts o;
 
-	while (time(NULL) < end) {
-		int n = ibv_poll_cq(e->cq, 1, wc);
+	peer_opts_default(&o);
+	o.bufs = 8;
+	return peer_connect(p, &dst, &o);
+}
 
-		if (n)
-			return n < 0 ? -1 : 0;
-		usleep(1000);
+/* The next message with @mid, giving back the others. */
+static int recv_mid(struct peer *p, struct peer_msg *m, uint8_t mid, int ms)
+{
+	long long end = ms_now() + ms;
+
+	while (ms_now() < end) {
+		if (peer_recv(p, m, end - ms_now()))
+			return -1;
+		if (m->h.mid == mid)
+			return 0;
+		peer_done(p, m);
 	}
 	return -1;
 }
 
-/* Wait for a message with @mid; returns its buffer, or NULL. */
-static struct bsdh *econn_recv(struct econn *e, uint8_t mid)
+static int zc_sink_case(struct peer *e1, struct peer *e2)
 {
-	struct ibv_wc wc;
-
-	while (!econn_poll(e, &wc)) {
-		struct bsdh *h;
-
-		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV)
-			continue;
-		h = (struct bsdh *)(e->buf + wc.wr_id * BUFSZ);
-		e->mseq_in = ntohl(h->mseq);
-		if (h->mid == mid)
-			return h;
-	}
-	return NULL;
-}
-
-/* An RDMA READ (or WRITE) of @len bytes at the peer's @addr. */
-static int econn_rw(struct econn *e, uint64_t addr, uint32_t rkey,
-		    uint32_t len, int write)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)e->rd, .length = len,
-			       .lkey = e->rdmr->lkey };
-	struct ibv_send_wr wr = {}, *bad;
-	struct ibv_wc wc;
-
-	wr.wr_id = 1000;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = addr;
-	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(e->id->qp, &wr, &bad))
-		return -1;
-	while (!econn_poll(e, &wc))
-		if (wc.wr_id == 1000)
-			return wc.status;
-	return -1;
-}
-
-static int econn_read(struct econn *e, uint64_t addr, uint32_t rkey,
-		      uint32_t len)
-{
-	return econn_rw(e, addr, rkey, len, 0);
-}
-
-/* RdmaRdCompl (0x06) or RdmaWrCompl (0x05) for @size bytes. */
-static int econn_compl(struct econn *e, uint8_t mid, uint32_t size)
-{
-	struct bsdh *m = (struct bsdh *)(e->buf + NBUF * BUFSZ);
-	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m) + 4,
-			       .lkey = e->mr->lkey };
-	struct ibv_send_wr wr = {}, *bad;
-	uint32_t be = htonl(size);
-
-	memset(m, 0, sizeof(*m));
-	m->mid = mid;
-	m->bufs = htons(NBUF - 1);
-	m->len = htonl(sizeof(*m) + 4);
-	m->mseq = htonl(++e->mseq_out);
-	m->mseq_ack = htonl(e->mseq_in);
-	memcpy(m + 1, &be, 4);
-	wr.wr_id = 2000;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	return ibv_post_send(e->id->qp, &wr, &bad);
-}
-
-/* The sink's key: offered by recv(), usable on its own connection only,
- * then dead once recv() returned.
- */
-static int zc_sink_case(struct econn *e1, struct econn *e2)
-{
-	struct bsdh *h = econn_recv(e1, 0xfd);
-	uint32_t len, rkey;
-	uint64_t addr;
+	struct peer_msg m;
+	struct avail av;
 	int st;
 
-	if (!h) {
+	if (recv_mid(e1, &m, MID_SINK_AVAIL, 30000)) {
 		printf("no SinkAvail\n");
 		return 1;
 	}
-	memcpy(&len, (char *)(h + 1), 4);
-	memcpy(&rkey, (char *)(h + 1) + 4, 4);
-	memcpy(&addr, (char *)(h + 1) + 8, 8);
-	len = ntohl(len);
-	rkey = ntohl(rkey);
-	addr = be64toh(addr);
-	printf("SinkAvail: %u bytes at 0x%llx\n", len, (unsigned long long)addr);
-	st = econn_rw(e2, addr, rkey, 4096, 1);
+	av = m.av;
+	peer_done(e1, &m);
+	printf("SinkAvail: %u bytes at 0x%llx\n", av.len,
+	       (unsigned long long)av.addr);
+	st = peer_rdma(e2, 1, av.addr, av.rkey, 4096, 0, 10000);
 	printf("other connection: %s\n", st ? "refused" : "write ok");
-	st = econn_rw(e1, addr, rkey, 4096, 1);
-	printf("control: %s\n", st ? ibv_wc_status_str(st) : "write ok");
-	if (st || econn_compl(e1, 0x05, 4096))
+	st = peer_rdma(e1, 1, av.addr, av.rkey, 4096, 0, 10000);
+	printf("control: %s\n", st ? "refused" : "write ok");
+	if (st || peer_send_size(e1, MID_RDMA_WR_COMPL, 4096))
 		return 1;
-	if (!econn_recv(e1, 0xff)) {
+	if (recv_mid(e1, &m, MID_DATA, 30000)) {
 		printf("no \"done\" from the reader\n");
 		return 1;
 	}
-	st = econn_rw(e1, addr, rkey, 4096, 1);
+	st = peer_rdma(e1, 1, av.addr, av.rkey, 4096, 0, 10000);
 	printf("old key: %s\n", st ? "refused" : "still works");
 	return st ? 0 : 1;
 }
 
-static int zc_case(struct sockaddr_in *dst, const char *c)
+static int zc_case(const char *c)
 {
-	struct econn e1, e2;
-	struct bsdh *h;
-	uint32_t len, rkey;
-	uint64_t addr;
+	struct peer e1, e2;
+	struct peer_msg m;
+	struct avail av;
 	int st;
 
-	if (econn_connect(&e1, dst) || econn_connect(&e2, dst)) {
+	if (zc_connect(&e1) || zc_connect(&e2)) {
 		perror("connect");
 		return 2;
 	}
 	if (!strcmp(c, "zc-sink-stale"))
 		return zc_sink_case(&e1, &e2);
-	h = econn_recv(&e1, 0xfe);
-	if (!h) {
+	if (recv_mid(&e1, &m, MID_SRC_AVAIL, 30000)) {
 		printf("no SrcAvail\n");
 		return 1;
 	}
-	memcpy(&len, (char *)(h + 1), 4);
-	memcpy(&rkey, (char *)(h + 1) + 4, 4);
-	memcpy(&addr, (char *)(h + 1) + 8, 8);
-	len = ntohl(len);
-	rkey = ntohl(rkey);
-	addr = be64toh(addr);
-	printf("SrcAvail: %u bytes at 0x%llx\n", len, (unsigned long long)addr);
+	av = m.av;
+	peer_done(&e1, &m);
+	printf("SrcAvail: %u bytes at 0x%llx\n", av.len,
+	       (unsigned long long)av.addr);
 
-	st = econn_read(&e1, addr, rkey, 4096);
-	printf("control: %s\n", st ? ibv_wc_status_str(st) : "read ok");
+	st = peer_rdma(&e1, 0, av.addr, av.rkey, 4096, 0, 10000);
+	printf("control: %s\n", st ? "refused" : "read ok");
 	if (st)
 		return 1;
 
 	if (!strcmp(c, "zc-guess")) {
-		st = econn_read(&e1, addr, (rkey & ~0xffu) | ((rkey + 1) & 0xff),
-				4096);
+		st = peer_rdma(&e1, 0, av.addr,
+			       (av.rkey & ~0xffu) | ((av.rkey + 1) & 0xff),
+			       4096, 0, 10000);
 		printf("guessed key: %s\n", st ? "refused" : "read ok");
 		return st ? 0 : 1;
 	}
 	if (!strcmp(c, "zc-stale")) {
-		st = econn_read(&e1, addr, rkey, len < RDSZ ? len : RDSZ);
-		if (st || econn_compl(&e1, 0x06, len)) {
+		st = peer_rdma(&e1, 0, av.addr, av.rkey, av.len, 0, 10000);
+		if (st || peer_send_size(&e1, MID_RDMA_RD_COMPL, av.len)) {
 			printf("could not read the SrcAvail\n");
 			return 1;
 		}
-		if (!econn_recv(&e1, 0xff)) {
+		if (recv_mid(&e1, &m, MID_DATA, 30000)) {
 			printf("no \"done\" from the sender\n");
 			return 1;
 		}
-		st = econn_read(&e1, addr, rkey, 4096);
+		st = peer_rdma(&e1, 0, av.addr, av.rkey, 4096, 0, 10000);
 		printf("old key: %s\n", st ? "refused" : "still works");
 		return st ? 0 : 1;
 	}
 
 	/* zc-hold: the live key on the other connection */
-	st = econn_read(&e2, addr, rkey, 4096);
+	st = peer_rdma(&e2, 0, av.addr, av.rkey, 4096, 0, 10000);
 	printf("other connection: %s\n", st ? "refused" : "read ok");
 	printf("holding\n");
 	fflush(stdout);
-	/* until the first connection is reset */
-	do {
-		struct rdma_cm_event *ev;
+	do
+		st = peer_event(&e1, 30000);
+	while (st >= 0 && st != RDMA_CM_EVENT_DISCONNECTED);
+	printf(st < 0 ? "not reset\n" : "reset\n");
+	return st < 0;
+}
 
-		if (next_event(&ev)) {
-			printf("not reset\n");
-			return 1;
-		}
-		st = ev->id == e1.id ? (int)ev->event : -1;
-		rdma_ack_cm_event(ev);
-	} while (st != RDMA_CM_EVENT_DISCONNECTED);
-	printf("reset\n");
+/* ---- cases with their own application ------------------------------------ */
+
+/* The application's end of sink-unsent: one recv() of 256 KiB once told. */
+static void app_sink_unsent(int tx, int rx)
+{
+	int s = accepted(4);
+	char *buf = malloc(256 << 10);
+	struct timeval tv = { 20, 0 };
+	ssize_t r;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	hear(rx, 30000);
+	r = recv(s, buf, 256 << 10, 0);
+	say(tx, r < 0 ? -errno : r);
+	hear(rx, 30000);
+}
+
+static int sink_unsent_case(void)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct app a;
+	long r;
+	int i, ev;
+
+	app_start(&a, app_sink_unsent);
+	usleep(300000);
+	peer_opts_default(&o);
+	o.bufs = 16;
+	o.post = -1;		/* not one receive posted: every send of */
+	o.no_repost = 1;	/* theirs waits (RNR) until we post */
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	/* four SinkCancelAcks take their four control buffers */
+	for (i = 0; i < 4; i++) {
+		peer_send_avail(&p, MID_SINK_AVAIL, 4096, p.memmr->rkey,
+				(uintptr_t)p.mem);
+		peer_send(&p, MID_SINK_CANCEL, 0, NULL, 0, PEER_HDR_OK);
+	}
+	usleep(500000);
+	say(a.to, 1);		/* recv(): its SinkAvail cannot go out */
+	usleep(1000000);
+	peer_send_size(&p, MID_RDMA_WR_COMPL, 1);	/* we wrote nothing */
+	usleep(300000);
+	peer_repost_all(&p);	/* the queued control messages go out */
+	r = hear(a.from, 15000);
+	CHECK(r == -ECONNRESET,
+	      "recv() under a RdmaWrCompl for a SinkAvail never sent: %s",
+	      r < 0 ? errname(-r) : "bytes the peer never wrote");
+	do
+		ev = peer_event(&p, 5000);
+	while (ev >= 0 && ev != RDMA_CM_EVENT_DISCONNECTED);
+	CHECK(ev == RDMA_CM_EVENT_DISCONNECTED, "the connection was aborted");
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+static void app_rdcompl_unsent(int tx, int rx)
+{
+	int s = accepted(4), one = 1, i;
+	char *buf = calloc(1, 256 << 10);
+	struct timeval tv = { 15, 0 };
+	ssize_t r;
+
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (i = 0; i < 4; i++)		/* the peer's four credits */
+		send(s, "data", 4, 0);
+	r = send(s, buf, 256 << 10, MSG_NOSIGNAL);	/* a SrcAvail, queued */
+	say(tx, r < 0 ? -errno : r);
+	hear(rx, 30000);
+}
+
+static int rdcompl_unsent_case(void)
+{
+	struct peer_opts o;
+	struct peer_msg m;
+	struct peer p;
+	struct peer_hdr h = PEER_HDR_OK;
+	struct app a;
+	int i, ev, n = 0;
+
+	app_start(&a, app_rdcompl_unsent);
+	usleep(300000);
+	peer_opts_default(&o);
+	o.bufs = 4;		/* four credits, then the SrcAvail must wait */
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	for (i = 0; i < 4 && !peer_recv(&p, &m, 10000); i++, n++)
+		peer_done(&p, &m);
+	CHECK(n == 4, "four Data messages took the four credits (%d)", n);
+	usleep(500000);
+	/* "read" a SrcAvail we were never sent, granting no credit */
+	h.bufs = 0;
+	peer_send(&p, MID_RDMA_RD_COMPL, 0, &(uint32_t){ htonl(256 << 10) },
+		  4, h);
+	do
+		ev = peer_event(&p, 5000);
+	while (ev >= 0 && ev != RDMA_CM_EVENT_DISCONNECTED);
+	CHECK(ev == RDMA_CM_EVENT_DISCONNECTED,
+	      "a RdmaRdCompl for a SrcAvail not sent aborts the connection");
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+static void app_recv_once(int tx, int rx)
+{
+	int s = accepted(4);
+	char *buf = malloc(256 << 10);
+	ssize_t r = recv(s, buf, 256 << 10, 0);
+
+	say(tx, r < 0 ? -errno : r);
+	hear(rx, 30000);
+}
+
+static int sink_abort_case(void)
+{
+	struct peer_opts o;
+	struct avail av;
+	struct peer_msg m;
+	struct peer p;
+	struct peer_hdr h = PEER_HDR_OK;
+	struct app a;
+	int st;
+
+	app_start(&a, app_recv_once);
+	usleep(300000);
+	peer_opts_default(&o);
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	if (recv_mid(&p, &m, MID_SINK_AVAIL, 10000)) {
+		CHECK(0, "a SinkAvail offered");
+		return check_exit();
+	}
+	av = m.av;
+	peer_done(&p, &m);
+	h.mseq = 77;		/* out of sequence: they abort */
+	peer_send(&p, MID_DATA, 0, "x", 1, h);
+	st = recv_mid(&p, &m, MID_ABORT, 10000);
+	CHECK(!st, "an Abort for the bad message");
+	st = peer_rdma(&p, 1, av.addr, av.rkey, 4096, 0, 10000);
+	CHECK(st != 0, "once the Abort is here the SinkAvail's key is dead (%s)",
+	      st ? "refused" : "write ok");
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+static void app_never_read(int tx, int rx)
+{
+	int s = accepted(4);
+
+	(void)tx;
+	hear(rx, 60000);
+	close(s);
+}
+
+static int hurry_case(void)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct app a;
+	int i;
+
+	app_start(&a, app_never_read);
+	usleep(300000);
+	peer_opts_default(&o);
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	for (i = 0; i < 8; i++)
+		peer_send_avail(&p, MID_SRC_AVAIL, 32 << 20, p.memmr->rkey,
+				(uintptr_t)p.mem + (i % 2) * (32 << 20));
+	peer_send(&p, MID_SRC_CANCEL, 0, NULL, 0, PEER_HDR_OK);
+	printf("sent 8 SrcAvails of 32 MiB and a SrcAvailCancel\n");
+	fflush(stdout);
+	sleep(8);	/* the test looks at the host meanwhile */
+	peer_close(&p);
+	say(a.to, 1);
+	app_stop(&a);
 	return 0;
+}
+
+/* A sender that stops only on an error; reports it and the time taken
+ * once it first had to wait.
+ */
+static void app_stall_send(int tx, int rx)
+{
+	int s = accepted(4), one = 1, ut = 2000;
+	char buf[16384] = { 0 };
+	long long start = ms_now();
+
+	(void)rx;
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
+	while (send(s, buf, sizeof(buf), MSG_NOSIGNAL) > 0)
+		;
+	say(tx, errno);
+	say(tx, ms_now() - start);
+	hear(rx, 30000);
+}
+
+static int stall_send_case(int rnr)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct app a;
+	long err, ms;
+
+	app_start(&a, app_stall_send);
+	usleep(300000);
+	peer_opts_default(&o);
+	o.bufs = rnr ? 64 : 16;	/* rnr: 64 announced, ... */
+	o.post = rnr ? 4 : 16;	/* ... 4 posted */
+	o.no_repost = 1;
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	err = hear(a.from, 40000);
+	ms = hear(a.from, 1000);
+	CHECK(err == ETIMEDOUT, "%s: the sender fails with %s",
+	      rnr ? "transport retrying for ever" : "no credits",
+	      err < 0 ? "nothing (still blocked)" : errname(err));
+	CHECK(ms > 1500 && ms < 10000,
+	      "after about TCP_USER_TIMEOUT (2 s): %ld ms", ms);
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+/* A reader whose second SrcAvail's READ waits behind a send the peer
+ * never takes.  It reads only once told the SrcAvail is there: a reader
+ * waiting on an empty queue would offer a SinkAvail instead.
+ */
+static void app_reader(int tx, int rx)
+{
+	int s = accepted(4);
+	char *buf = malloc(1 << 20);
+
+	for (;;) {
+		ssize_t r;
+
+		hear(rx, 30000);
+		r = recv(s, buf, 1 << 20, MSG_WAITALL);
+		say(tx, r < 0 ? -errno : r);
+		if (r <= 0)
+			break;
+	}
+	pause();
+}
+
+/* A writer whose RDMA WRITEs into the peer's SinkAvail wait behind a
+ * Data message the peer never takes.
+ */
+static void app_writer(int tx, int rx)
+{
+	int s = accepted(4), one = 1;
+	char *buf = calloc(1, 1 << 20);
+	ssize_t r;
+
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	send(s, "first", 5, 0);
+	say(tx, 0);
+	hear(rx, 30000);	/* once the SinkAvail is there */
+	r = send(s, buf, 1 << 20, MSG_NOSIGNAL);
+	say(tx, r);
+	pause();
+}
+
+static int stall_rw_case(int write)
+{
+	struct peer_opts o;
+	struct peer_hdr h = PEER_HDR_OK;
+	struct peer p;
+	struct app a;
+	long r;
+
+	app_start(&a, write ? app_writer : app_reader);
+	usleep(300000);
+	peer_opts_default(&o);
+	o.bufs = 16;
+	o.post = -1;		/* nothing of theirs gets through */
+	o.no_repost = 1;
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	if (write) {
+		/* their first Data waits (RNR); our SinkAvail says we have
+		 * it, so that they write, behind it
+		 */
+		hear(a.from, 10000);
+		h.mseq_ack = 1;
+		peer_send(&p, MID_SINK_AVAIL, 0,
+			  &(struct avail){ htonl(1 << 20), htonl(p.memmr->rkey),
+					   htobe64((uintptr_t)p.mem) },
+			  sizeof(struct avail), h);
+		usleep(300000);
+		say(a.to, 1);
+	} else {
+		/* the first SrcAvail is read; its RdmaRdCompl then waits for
+		 * a receive we never post, and the second's READ behind it
+		 */
+		peer_send_avail(&p, MID_SRC_AVAIL, 1 << 20, p.memmr->rkey,
+				(uintptr_t)p.mem);
+		usleep(300000);
+		say(a.to, 1);
+		r = hear(a.from, 15000);
+		CHECK(r == 1 << 20, "the first SrcAvail was read (%s)",
+		      r == 1 << 20 ? "1 MiB" : r < 0 ? errname(-r) : "short");
+		peer_send_avail(&p, MID_SRC_AVAIL, 1 << 20, p.memmr->rkey,
+				(uintptr_t)p.mem);
+		usleep(300000);
+		say(a.to, 1);
+	}
+	usleep(1000000);
+	r = hear(a.from, 500);
+	CHECK(r == -1000000, "the %s is stuck in the RDMA op", write ? "writer" : "reader");
+	printf("stuck %d\n", a.pid);
+	fflush(stdout);
+	/* the test kills the application; we wait for it to go */
+	waitpid(a.pid, NULL, 0);
+	peer_close(&p);
+	return check_exit();
+}
+
+/* ---- as a server, to an SDP client -------------------------------------- */
+
+static void client_loop(int tx, int rx)
+{
+	int i, fails = 0, last = 0;
+
+	(void)rx;
+	for (i = 0; i < 200; i++) {
+		int fd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+		char b[8];
+
+		if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)) ||
+		    recv(fd, b, 5, MSG_WAITALL) != 5 ||
+		    send(fd, "k", 1, MSG_NOSIGNAL) != 1) {
+			fails++;
+			last = errno;
+		}
+		close(fd);
+	}
+	say(tx, fails);
+	say(tx, last);
+}
+
+static int server_early_case(void)
+{
+	struct peer_opts o;
+	struct peer_msg m;
+	struct hello hello;
+	struct peer p;
+	struct app a;
+	long fails, last;
+	int i, served = 0;
+
+	if (peer_listen(&p, &dst)) {
+		perror("listen");
+		return 2;
+	}
+	app_start(&a, client_loop);
+	peer_opts_default(&o);
+	for (i = 0; i < 200; i++) {
+		struct peer c = p;	/* the listener's channel and id */
+
+		c.id = NULL;
+		c.lid = NULL;
+		if (peer_get_request(&c, &hello, 10000))
+			break;
+		peer_take_hello(&c, &hello);
+		if (peer_accept(&c, &o, 0))
+			break;
+		/* at once, and after a growing pause: one of them lands
+		 * between the client's QP going ready and its handler
+		 * taking the HelloAck
+		 */
+		if (i % 20)
+			usleep((i % 20) * 50);
+		peer_send(&c, MID_DATA, 0, "hello", 5, PEER_HDR_OK);
+		/* until the client says it has them (or gives up) */
+		while (!peer_recv(&c, &m, 10000)) {
+			peer_done(&c, &m);
+			if (m.h.mid != MID_DATA || m.h.len > sizeof(m.h))
+				break;
+		}
+		served++;
+		c.ec = NULL;	/* shared with the listener */
+		peer_close(&c);
+	}
+	fails = hear(a.from, 60000);
+	last = hear(a.from, 1000);
+	CHECK(served == 200, "200 connections answered (%d)", served);
+	CHECK(fails == 0, "every connect() succeeded and read the first bytes "
+	      "(%ld failed, last: %s)", fails, errname(last));
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+static void client_once(int tx, int rx)
+{
+	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+	int r = connect(fd, (struct sockaddr *)&dst, sizeof(dst));
+
+	(void)rx;
+	say(tx, r ? errno : 0);
+}
+
+static int helloack_case(void)
+{
+	static const char * const what[] = {
+		"another major version", "cut to 8 bytes", "no buffers",
+		"a Hello's id",
+	};
+	struct hello hello;
+	struct peer p;
+	int i;
+
+	if (peer_listen(&p, &dst)) {
+		perror("listen");
+		return 2;
+	}
+	for (i = 0; i < 4; i++) {
+		struct peer_opts o;
+		struct peer c = p;
+		struct app a;
+		long err;
+
+		c.id = NULL;
+		c.lid = NULL;
+		app_start(&a, client_once);
+		peer_opts_default(&o);
+		if (i == 0)
+			o.version = 0x20;
+		if (i == 1)
+			o.pdata_len = 8;
+		if (i == 2)
+			o.bufs = 0x10000;
+		if (i == 3)
+			o.mid = MID_HELLO;
+		if (peer_get_request(&c, &hello, 10000) || peer_accept(&c, &o, 0)) {
+			CHECK(0, "request %d answered", i);
+			continue;
+		}
+		err = hear(a.from, 15000);
+		CHECK(err && err != -1000000, "a HelloAck of %s: connect() fails (%s)",
+		      what[i], err == -1000000 ? "no answer" : errname(err));
+		app_stop(&a);
+		c.ec = NULL;
+		peer_close(&c);
+	}
+	peer_close(&p);
+	return check_exit();
 }
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in dst = { .sin_family = AF_INET };
-	struct ibv_qp_init_attr qa = {};
-	struct rdma_conn_param cp = {};
-	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id;
 	const char *c;
-	struct hello hello = {};
-	struct ibv_sge sge;
-	struct ibv_recv_wr rwr, *bad_r;
-	struct ibv_send_wr swr = {}, *bad_s;
-	struct ibv_wc wc;
-	struct ibv_cq *cq;
-	struct ibv_pd *pd;
-	struct ibv_mr *mr;
-	struct bsdh *m;
-	char *buf;
-	int i, ev_type;
-	uint32_t len = sizeof(*m) + 5;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: sdp_evil ADDR PORT CASE\n");
+	if (argc < 4) {
+		fprintf(stderr, "usage: sdp_evil ADDR PORT CASE [ARG...]\n");
 		return 2;
 	}
+	addr_s = argv[1];
+	port = atoi(argv[2]);
 	c = argv[3];
-	dst.sin_port = htons(atoi(argv[2]));
-	inet_pton(AF_INET, argv[1], &dst.sin_addr);
+	if (peer_resolve(addr_s, port, &dst))
+		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
 
-	ec = rdma_create_event_channel();
 	if (!strncmp(c, "zc-", 3))
-		return zc_case(&dst, c);
-	if (!ec || rdma_create_id(ec, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) ||
-	    expect(RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(id, 2000) ||
-	    expect(RDMA_CM_EVENT_ROUTE_RESOLVED)) {
-		perror("resolve");
-		return 2;
-	}
-	pd = ibv_alloc_pd(id->verbs);
-	cq = ibv_create_cq(id->verbs, 2 * NBUF + 2, NULL, NULL, 0);
-	buf = calloc(NBUF + 1, BUFSZ);
-	mr = ibv_reg_mr(pd, buf, (NBUF + 1) * BUFSZ, IBV_ACCESS_LOCAL_WRITE);
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = NBUF;
-	qa.cap.max_recv_wr = NBUF;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (!pd || !cq || !mr || rdma_create_qp(id, pd, &qa)) {
-		perror("qp");
-		return 2;
-	}
-	for (i = 0; i < NBUF; i++) {
-		sge.addr = (uintptr_t)buf + i * BUFSZ;
-		sge.length = BUFSZ;
-		sge.lkey = mr->lkey;
-		rwr.wr_id = i;
-		rwr.next = NULL;
-		rwr.sg_list = &sge;
-		rwr.num_sge = 1;
-		ibv_post_recv(id->qp, &rwr, &bad_r);
-	}
-
-	hello.h.mid = 0;
-	hello.h.bufs = htons(NBUF);
-	hello.h.len = htonl(sizeof(hello));
-	hello.version = 0x10;
-	hello.rcv_size = htonl(BUFSZ);
-	if (!strcmp(c, "hello-version"))
-		hello.version = 0x20;
-	if (!strcmp(c, "hello-bufs"))
-		hello.h.bufs = 0;
-	cp.private_data = &hello;
-	cp.private_data_len = !strcmp(c, "hello-short") ? 8 : sizeof(hello);
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	if (rdma_connect(id, &cp)) {
-		perror("rdma_connect");
-		return 2;
-	}
-	if (next_event(&ev)) {
-		printf("no answer\n");
-		return 1;
-	}
-	ev_type = ev->event;
-	rdma_ack_cm_event(ev);
-	if (ev_type == RDMA_CM_EVENT_REJECTED) {
-		printf("rejected\n");
-		return 0;
-	}
-	if (ev_type != RDMA_CM_EVENT_ESTABLISHED) {
-		printf("event %d\n", ev_type);
-		return 1;
-	}
-
-	m = (struct bsdh *)(buf + NBUF * BUFSZ);
-	m->mid = 0xff;
-	m->bufs = htons(NBUF);
-	m->mseq = htonl(1);
-	m->mseq_ack = 0;
-	memcpy(m + 1, "hello", 5);
-	if (!strcmp(c, "seq"))
-		m->mseq = htonl(5);
-	if (!strcmp(c, "len"))
-		len -= 2;	/* the header still says 21 */
-	if (!strcmp(c, "mid"))
-		m->mid = 0x07;
-	if (!strcmp(c, "ack"))
-		m->mseq_ack = htonl(100);
-	if (!strcmp(c, "bufs"))
-		m->bufs = htons(NBUF + 1);
-	if (!strcmp(c, "flags"))
-		m->flags = 0x80;
-	m->len = htonl(sizeof(*m) + 5);
-	if (!strcmp(c, "urg-empty") || !strcmp(c, "urg-ctrl")) {
-		m->flags = 0x01;	/* OOB_PRES */
-		len = sizeof(*m);
-		m->len = htonl(len);
-		if (!strcmp(c, "urg-ctrl"))
-			m->mid = 0x02;	/* DisConn */
-	}
-	if (!strcmp(c, "short"))
-		len = 7;
-
-	sge.addr = (uintptr_t)m;
-	sge.length = len;
-	sge.lkey = mr->lkey;
-	swr.sg_list = &sge;
-	swr.num_sge = 1;
-	swr.opcode = IBV_WR_SEND;
-	swr.send_flags = IBV_SEND_SIGNALED;
-	if (ibv_post_send(id->qp, &swr, &bad_s)) {
-		perror("post");
-		return 2;
-	}
-	while (ibv_poll_cq(cq, 1, &wc) == 0)
-		;
-
-	if (!strcmp(c, "valid")) {
-		printf("established\n");
-		rdma_disconnect(id);
-		return 0;
-	}
-	if (expect(RDMA_CM_EVENT_DISCONNECTED)) {
-		printf("still connected\n");
-		return 1;
-	}
-	printf("disconnected\n");
-	return 0;
+		return zc_case(c);
+	if (!strcmp(c, "embryos") && argc == 6)
+		return embryos_case(atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(c, "hold") && argc == 5)
+		return hold_case(atoi(argv[4]));
+	if (!strcmp(c, "sink-unsent"))
+		return sink_unsent_case();
+	if (!strcmp(c, "rdcompl-unsent"))
+		return rdcompl_unsent_case();
+	if (!strcmp(c, "sink-abort"))
+		return sink_abort_case();
+	if (!strcmp(c, "hurry"))
+		return hurry_case();
+	if (!strcmp(c, "stall-send"))
+		return stall_send_case(0);
+	if (!strcmp(c, "stall-rnr"))
+		return stall_send_case(1);
+	if (!strcmp(c, "stall-read"))
+		return stall_rw_case(0);
+	if (!strcmp(c, "stall-write"))
+		return stall_rw_case(1);
+	if (!strcmp(c, "server-early"))
+		return server_early_case();
+	if (!strcmp(c, "helloack"))
+		return helloack_case();
+	return msg_case(c);
 }
