@@ -1,23 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The RDMA device goes away under live connections and a listener: the
-# connections fail (the programs see an error, nobody hangs), everything
-# ib_sdp held on the device is freed, and the module unloads.
+# The RDMA device goes away under 8 live transfers, a listener bound to
+# its address with a child not yet accepted and a request that never
+# completed (no RTU): the transfers fail (the programs see an error,
+# nobody hangs), everything ib_sdp held on the device is freed, and the
+# module unloads.  With the device back, the same listener socket
+# listens again and accepts, and new connections work.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
 sdp_unload
 sdp_load || exit 1
 
-sdp_stream server sdp "$addr" 7600 2 >/tmp/srv.out 2>&1 &
+sdp_stream server sdp "$addr" 7600 8 >/tmp/srv.out 2>&1 &
 srv=$!
-sdp_stream client sdp "$addr" 7600 2 $((1 << 30)) 5 >/tmp/cli.out 2>&1 &
+sleep 0.5
+sdp_stream client sdp "$addr" 7600 8 $((1 << 30)) 5 >/tmp/cli.out 2>&1 &
 cli=$!
 for _ in $(seq 100); do
-	[ "$(awk '$NF == "1"' /proc/net/sdp | wc -l)" = 4 ] && break
+	[ "$(awk '$NF == "1"' /proc/net/sdp | wc -l)" = 16 ] && break
 	sleep 0.1
 done
-check_eq "two connections established" 4 "$(awk '$NF == "1"' /proc/net/sdp | wc -l)"
+check_eq "8 connections established" 16 "$(awk '$NF == "1"' /proc/net/sdp | wc -l)"
+
+# a listener bound to the device's address, a child in its accept queue
+# and a request that never sends its RTU (an embryo)
+coproc L { sdp_hold listen "$addr" 7601; }
+read -r -t 30 line <&"${L[0]}"
+check_eq "a listener on $addr" ready "$line"
+timeout 120 sdp_evil "$addr" 7601 hold 60 >/tmp/held.out 2>&1 &
+held=$!
+timeout 120 sdp_evil "$addr" 7601 embryos 1 60 >/tmp/embryo.out 2>&1 &
+embryo=$!
+wait_for grep -q established /tmp/held.out
+wait_for grep -q holding /tmp/embryo.out
+sleep 1
+check "a child queued, not accepted" \
+	test "$(awk '$NF == "1" || $NF == "3"' /proc/net/sdp | wc -l)" -ge 17
 sleep 1
 rdma link delete rxe0
 check "rxe0 removed" bash -c '! rdma link show rxe0/1 2>/dev/null'
@@ -41,6 +60,28 @@ check "the server failed (status $rc)" test $rc -ne 0
 # the error, EPIPE and SIGPIPE (status 141), as with TCP
 check "the failures are errors of a lost connection" \
 	bash -c "grep -qE 'Network is down|Connection reset|Broken pipe' /tmp/cli.out /tmp/srv.out || grep -q 141 <<<'$crc $rc'"
+kill $held $embryo 2>/dev/null
+wait $held $embryo 2>/dev/null
+for _ in $(seq 50); do [ "$(sdp_pd_count)" = 0 ] && break; sleep 0.1; done
 check_eq "no PD left on the removed device" 0 "$(sdp_pd_count)"
+
+# the device comes back: the listener whose id went with it listens
+# again, and accepts
+addr=$(rxe-up)
+echo listen >&"${L[1]}"
+read -r -t 30 line <&"${L[0]}"
+check_eq "the same listener listens again once the device is back" \
+	"listen: success" "$line"
+echo accept >&"${L[1]}"
+check_eq "a client connects to it" established \
+	"$(timeout 60 sdp_evil "$addr" 7601 valid 2>&1)"
+read -r -t 30 line <&"${L[0]}"
+check_eq "and it accepts" "accept: success" "$line"
+exec {L[1]}>&-
+wait "$L_PID"
+check_eq "new connections work" ok \
+	"$(sdp_stream server sdp "$addr" 7602 1 >/dev/null 2>&1 &
+	   sleep 0.5
+	   sdp_stream client sdp "$addr" 7602 1 $((1 << 20)) 7 >/dev/null 2>&1 && echo ok)"
 sdp_check_clean
 finish

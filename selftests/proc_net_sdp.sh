@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # /proc/net/sdp shows the listener and both ends of an established
 # connection with the right addresses, ports and states; the rows go away
-# after close; /proc/net/sdpstats counts the opens, bytes and messages.
+# after close; /proc/net/sdpstats counts the opens, bytes and messages;
+# 3000 sockets are listed once each, numbered from 0, however the file is
+# read; a socket of another namespace shows there only.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -80,5 +82,33 @@ check_eq "TxData = RxData" "$(sdp_stat TxData)" "$(sdp_stat RxData)"
 check_eq "a DisConn each way, both ends" "2 2" "$(sdp_stat TxDisConn) $(sdp_stat RxDisConn)"
 check "credit updates sent and received alike" \
 	test "$(sdp_stat TxCreditUpdate)" = "$(sdp_stat RxCreditUpdate)"
+
+# 3000 sockets: every one listed once, numbered 0..2999, whether the file
+# is read at once or in 1000-byte reads (each a new seq_file chunk that
+# resumes where the last stopped)
+coproc MANY { sdp_hold many 3000; }
+read -r -t 60 line <&"${MANY[0]}"
+check_eq "3000 sockets held" ready "$line"
+cat /proc/net/sdp >/tmp/whole
+dd if=/proc/net/sdp bs=1000 2>/dev/null >/tmp/pieces
+check_eq "3000 rows" 3001 "$(wc -l </tmp/whole)"
+check "read in 1000-byte pieces: the same rows" cmp -s /tmp/whole /tmp/pieces
+check_eq "sl numbers 0..2999, each once" "0 2999 3000" \
+	"$(awk 'NR > 1 {sub(":", "", $1); print $1}' /tmp/whole | sort -n | uniq |
+	   awk 'NR == 1 {f = $1} {l = $1; n++} END {print f, l, n}')"
+# a socket of another network namespace is not listed here, and is
+# numbered from 0 there
+ip netns add sdpns
+coproc OTHER { ip netns exec sdpns sdp_hold 27; }
+read -r -t 30 line <&"${OTHER[0]}"
+check_eq "still 3000 rows here with a socket in another namespace" 3001 \
+	"$(wc -l </proc/net/sdp)"
+check_eq "the other namespace lists its own socket, as row 0" "1 0:" \
+	"$(ip netns exec sdpns awk 'NR > 1 {n++; sl = $1} END {print n, sl}' /proc/net/sdp)"
+exec {OTHER[1]}>&-
+wait "$OTHER_PID"
+exec {MANY[1]}>&-
+wait "$MANY_PID"
+ip netns del sdpns
 sdp_check_clean
 finish

@@ -34,7 +34,23 @@
  *	receiver gets a prefix of the stream, then an end.
  *   sdp_zc closeahead ADDR PORT
  *	twenty times: a receiver that never reads closes while its SrcAvails
- *	are being read ahead; the blocking sender gets a reset.
+ *	are being read ahead; the blocking sender gets a reset (the send
+ *	returns what it advertised, as TCP returns what it queued, and the
+ *	next send fails).
+ *   sdp_zc shutread ADDR PORT
+ *	the reader shuts its side down first; the sender sends 8 MiB with
+ *	MSG_ZEROCOPY and closes at once, so that both DisConns are through
+ *	while the SrcAvails are still unread: the reader must still get all
+ *	8 MiB, then end of file.
+ *   sdp_zc forkcow ADDR PORT
+ *	a reader waits in recv() of 1 MiB with its buffer offered to the peer
+ *	(SinkAvail); the process forks and writes into the buffer (which
+ *	would copy the page for one of them); then the peer writes: the
+ *	reader must see the peer's bytes (pages pinned FOLL_LONGTERM stay
+ *	the parent's).
+ *   sdp_zc blast-recv ADDR PORT SIZE / sdp_zc blast-send ADDR PORT SIZE
+ *	receive / send SIZE bytes at a time until an error: for the kill
+ *	tests; print "ready", then how it ended.
  *   sdp_zc holdrecv ADDR PORT
  *	for sdp_evil's zc-sink-stale: accept two connections; on the first
  *	recv() 256 KiB (a SinkAvail), print what came, send 4 bytes "done";
@@ -53,6 +69,7 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -678,6 +695,8 @@ static int run_closeahead(void)
 
 			close(s);
 			err = send_all(c, buf, N);
+			if (!err)	/* it returned what it advertised */
+				err = send_all(c, buf, 1);
 			if (err != ECONNRESET && err != EPIPE)
 				printf("# send: %s\n", errname(err)), fflush(stdout);
 			_exit(err == ECONNRESET || err == EPIPE ? 0 : 1);
@@ -693,6 +712,136 @@ static int run_closeahead(void)
 	      resets, ROUNDS);
 	close(l);
 	return check_exit();
+}
+
+/* ---- unread SrcAvails after both DisConns -------------------------------- */
+
+static int run_shutread(void)
+{
+	enum { N = 8 << 20 };
+	int l = listener(port), c = connector(port), s = accept_one(l), one = 1;
+	unsigned char *buf = malloc(N), *got = malloc(N + 1);
+	ssize_t r, n;
+	uint32_t i;
+
+	for (i = 0; i < N; i++)
+		buf[i] = pat(i, 5);
+	shutdown(s, SHUT_WR);		/* the reader's DisConn goes first */
+	usleep(200000);
+	setsockopt(c, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one));
+	r = send(c, buf, N, MSG_ZEROCOPY);
+	close(c);			/* its DisConn, behind the SrcAvails */
+	sleep(1);
+	n = recv_all(s, got, N, 1 << 20);
+	CHECK(r == N, "the sender's MSG_ZEROCOPY send took 8 MiB (%zd)", r);
+	CHECK(n == N && first_bad(got, N, 5) == N,
+	      "unread SrcAvails after both DisConns: all 8 MiB read (%zd%s)",
+	      n, n < 0 ? ", an error" : "");
+	r = recv(s, got, 1, 0);
+	CHECK(r == 0, "then end of file (%s)", r ? errname(errno) : "eof");
+	close(s);
+	close(l);
+	return check_exit();
+}
+
+/* ---- fork while the peer writes into our pinned buffer ------------------- */
+
+static long long stat_get(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char k[64];
+	long long v, r = -1;
+
+	while (f && fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, name))
+			r = v;
+	if (f)
+		fclose(f);
+	return r;
+}
+
+struct reader {
+	int fd;
+	unsigned char *buf;
+	ssize_t got;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	r->got = recv(r->fd, r->buf, 1 << 20, MSG_WAITALL);
+	return NULL;
+}
+
+static int run_forkcow(void)
+{
+	enum { N = 1 << 20 };
+	int l = listener(port), c = connector(port), s = accept_one(l);
+	unsigned char *data = malloc(N);
+	struct reader rd = { s, NULL, 0 };
+	long long sink0 = stat_get("RxZcopySinkBytes");
+	pthread_t t;
+	pid_t pid;
+	uint32_t i;
+
+	rd.buf = mmap(NULL, N, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(rd.buf, 0x11, N);
+	for (i = 0; i < N; i++)
+		data[i] = pat(i, 21);
+	pthread_create(&t, NULL, reader_fn, &rd);
+	usleep(500000);			/* its SinkAvail is out */
+	pid = fork();
+	if (!pid) {
+		usleep(2000000);
+		_exit(0);
+	}
+	rd.buf[100] = 0x22;		/* the parent writes into the buffer */
+	send_all(c, data, N);
+	pthread_join(t, NULL);
+	waitpid(pid, NULL, 0);
+	CHECK(stat_get("RxZcopySinkBytes") - sink0 >= N,
+	      "the peer wrote into the buffer (SinkAvail)");
+	CHECK(rd.got == N && first_bad(rd.buf, N, 21) == N,
+	      "after a fork() and a write, the reader has the peer's bytes (%zd, first bad byte %zu)",
+	      rd.got, first_bad(rd.buf, N, 21));
+	return check_exit();
+}
+
+/* ---- blast, for the kill tests -------------------------------------------- */
+
+static int run_blast(int recv_side, size_t size)
+{
+	unsigned char *buf = calloc(1, size);
+	int fd, err = 0;
+	ssize_t r;
+
+	if (recv_side) {
+		int l = listener(port);
+
+		printf("ready\n");	/* listening */
+		fflush(stdout);
+		fd = accept_one(l);
+		close(l);
+	} else {
+		fd = connector(port);
+		printf("ready\n");
+		fflush(stdout);
+	}
+	alarm(0);
+	for (;;) {
+		r = recv_side ? recv(fd, buf, size, 0) :
+				send(fd, buf, size, MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r ? errno : 0;
+			break;
+		}
+	}
+	printf("end: %s\n", err ? errname(err) : "end of file");
+	return 0;
 }
 
 /* ---- holdsend (sdp_evil's stale-key cases) ------------------------------ */
@@ -766,6 +915,14 @@ int main(int argc, char **argv)
 		return run_kill();
 	if (!strcmp(argv[1], "closeahead"))
 		return run_closeahead();
+	if (!strcmp(argv[1], "shutread"))
+		return run_shutread();
+	if (!strcmp(argv[1], "forkcow"))
+		return run_forkcow();
+	if (!strcmp(argv[1], "blast-recv") && argc == 5)
+		return run_blast(1, strtoul(argv[4], NULL, 0));
+	if (!strcmp(argv[1], "blast-send") && argc == 5)
+		return run_blast(0, strtoul(argv[4], NULL, 0));
 	if (!strcmp(argv[1], "holdsend") && argc == 5)
 		return run_holdsend(argv[4]);
 	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);

@@ -15,6 +15,9 @@
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
 #    closed while their SrcAvails are read ahead;
+#  - SrcAvails still unread when both DisConns are through are read all
+#    the same; a fork() while the peer writes into a buffer cannot divert
+#    its bytes to the child's copy;
 #  - keys work only where and while they should: a raw-verbs peer with two
 #    connections tries a live SrcAvail's and SinkAvail's key on the other
 #    connection (refused: a PD per connection), an old key once the
@@ -61,12 +64,21 @@ mode msgzc 8120
 mode interrupt 8130
 mode kill 8140
 mode closeahead 8145
+# unread SrcAvails after both DisConns: the reader still gets them all
+mode shutread 8146
+# pinned FOLL_LONGTERM: a fork() cannot divert the peer's writes
+mode forkcow 8147
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
 # Keys: valid on their own connection only, and only while their transfer
 # lasts; advertised addresses say nothing about kernel memory.
-kaddr() {	# text: no advertised address is a kernel address
-	! grep -qiE 'Avail: .* at 0xffff' <<<"$1" && grep -qE 'Avail: .* at 0x' <<<"$1"
+kaddr() {	# text: no advertised address is a kernel address (bit 63)
+	local a x
+	a=$(grep -oE 'Avail: .* at 0x[0-9a-f]+' <<<"$1" | grep -oE '0x[0-9a-f]+$')
+	[ -n "$a" ] || return 1
+	for x in $a; do
+		[ $((x)) -ge 0 ] || return 1
+	done
 }
 sleep 60 | sdp_zc holdsend "$addr" 8150 block >/tmp/hold.out 2>&1 &
 sleep 1
