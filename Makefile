@@ -7,6 +7,8 @@
 #   make install        install the module (updates/), run depmod, and
 #                       install the uapi header and userspace tools
 #   make check          deps + build + all tests in the qemu test bed
+#   make fuzz           deps + build + the protocol fuzzer, long: SEEDS
+#                       seeds (default 20) of MESSAGES messages (5000)
 #   make demo           deps + build + boot the test bed and show ib_sdp
 #   make checkpatch     checkpatch --strict on the kernel sources
 #
@@ -22,7 +24,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 export KVER
 
 .PHONY: all module userspace selftests deps install uninstall check demo \
-	bench checkpatch clean
+	bench fuzz checkpatch clean
 
 all: module userspace selftests
 
@@ -63,6 +65,17 @@ demo:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/demo
+
+# selftests/fuzz.sh with more seeds than make check runs (one)
+SEEDS ?= 20
+MESSAGES ?= 5000
+fuzz:
+	$(MAKE) deps
+	$(MAKE) all
+	TEST_FUZZ_SEEDS=$(SEEDS) TEST_FUZZ_MESSAGES=$(MESSAGES) \
+	TEST_TIMEOUT=$$(( $(SEEDS) * 900 + 600 )) \
+	testbed/vm-run -t $$(( $(SEEDS) * 900 + 900 )) -- \
+		selftests/run_tests.sh vm fuzz.sh
 
 # Not a test: SDP against raw verbs on the same device (testbed/bench),
 # ZCopy against BCopy and RDMA READ (testbed/bench-zcopy).
