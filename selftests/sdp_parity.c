@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <linux/errqueue.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -258,6 +259,162 @@ static void case_bind(void)
 	s = sa4("192.0.2.1", E.port);
 	OBS("not a local address", "%s", res(bind(a, SA(s), sizeof(s))));
 	close(a);
+}
+
+/* A port taken by a wildcard bind, and a wildcard bind of a port taken
+ * by a specific address: EADDRINUSE (programs probing for a free port
+ * rely on it), with and without SO_REUSEADDR, at bind() and listen().
+ */
+static void case_bind_wildcard(void)
+{
+	struct sockaddr_in any = sa4("0.0.0.0", E.port), one = sa4(E.addr, E.port);
+	struct sockaddr_in *first[] = { &any, &one }, *second[] = { &one, &any };
+	const char *name[] = { "wildcard then address", "address then wildcard" };
+	char step[96];
+	int i, reuse, a, b;
+
+	for (reuse = 0; reuse < 2; reuse++)
+		for (i = 0; i < 2; i++) {
+			a = sock_new();
+			b = sock_new();
+			setint(a, SOL_SOCKET, SO_REUSEADDR, reuse);
+			setint(b, SOL_SOCKET, SO_REUSEADDR, reuse);
+			MUST(!bind(a, SA(*first[i]), sizeof(any)));
+			MUST(!listen(a, 1));
+			snprintf(step, sizeof(step), "%s%s: bind", name[i],
+				 reuse ? ", SO_REUSEADDR" : "");
+			OBS(step, "%s", res(bind(b, SA(*second[i]), sizeof(any))));
+			snprintf(step, sizeof(step), "%s%s: listen", name[i],
+				 reuse ? ", SO_REUSEADDR" : "");
+			OBS(step, "%s", res(listen(b, 1)));
+			close(a);
+			close(b);
+		}
+}
+
+/* sendto(MSG_FASTOPEN) on a socket not connected (bound first, as a
+ * program that picks its source port does): it connects and sends, or
+ * says EINPROGRESS when non-blocking; never a signal.  On a connected
+ * socket: EISCONN.
+ */
+static void case_fastopen(void)
+{
+	struct sockaddr_in to = sa4(E.addr, E.port), me = sa4(E.addr, 0);
+	int l = listen_on(E.port, 4), c = sock_new(), s;
+
+	signal(SIGPIPE, SIG_DFL);	/* a signal ends the case: seen */
+	MUST(!bind(c, SA(me), sizeof(me)));
+	OBS("sendto blocking", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
+						 SA(to), sizeof(to))));
+	s = accept(l, NULL, NULL);
+	OBS("accepted", "%s", res(s < 0 ? -1 : 0));
+	OBS("read", "%s", rd(s, 10, 0));
+	OBS("sendto connected", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
+						  SA(to), sizeof(to))));
+	close(s);
+	close(c);
+	c = sock_new();
+	MUST(!fcntl(c, F_SETFL, O_NONBLOCK));
+	OBS("sendto non-blocking", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
+						     SA(to), sizeof(to))));
+	OBS("then writable", "%s", yesno(wait_for(c, POLLOUT, 10000)));
+	OBS("send", "%s", res(send(c, "hi", 2, 0)));
+	s = accept(l, NULL, NULL);
+	OBS("read non-blocking's", "%s", rd(s, 10, 0));
+	close(s);
+	close(c);
+	close(l);
+}
+
+/* MSG_ZEROCOPY with MSG_DONTWAIT, many sends in flight, as the kernel's
+ * msg_zerocopy selftest does it: every send completes once, in
+ * contiguous ranges, and all completions say the same (copied, or not:
+ * never a mix, whatever the room for sends at the time).
+ */
+struct zc_reader {
+	int fd;
+	long got;
+};
+
+static void *zc_read_all(void *arg)
+{
+	struct zc_reader *r = arg;
+	static char buf[1 << 20];
+	ssize_t n;
+
+	while ((n = recv(r->fd, buf, sizeof(buf), 0)) > 0)
+		r->got += n;
+	return NULL;
+}
+
+static void zc_completions(int fd, unsigned int *next, int *kinds,
+			   bool *gaps)
+{
+	char control[128];
+	struct msghdr msg = { .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct sock_extended_err *serr;
+	struct cmsghdr *cm;
+
+	while (recvmsg(fd, &msg, MSG_ERRQUEUE) >= 0) {
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			serr = (void *)CMSG_DATA(cm);
+			if (serr->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			if (serr->ee_info != *next)
+				*gaps = true;
+			*next = serr->ee_data + 1;
+			*kinds |= serr->ee_code & SO_EE_CODE_ZEROCOPY_COPIED ?
+				  1 : 2;
+		}
+		msg.msg_controllen = sizeof(control);
+	}
+}
+
+static void case_zerocopy_dontwait(void)
+{
+	enum { N = 256 << 10, SENDS = 60 };
+	static char buf[N];
+	struct zc_reader r = { 0 };
+	unsigned int next = 0, sent = 0;
+	long bytes = 0;
+	int c, kinds = 0, tries = 0;
+	bool gaps = false;
+	pthread_t t;
+
+	pair_at(0, &c, &r.fd);
+	if (E.sdp)
+		setint(c, SOL_SDP, SDP_ZEROCOPY, 1);
+	else
+		setint(c, SOL_SOCKET, SO_ZEROCOPY, 1);
+	pthread_create(&t, NULL, zc_read_all, &r);
+	/* every call that takes bytes, in part or whole, is one id */
+	while (bytes < SENDS * N && tries++ < 100000) {
+		ssize_t n = send(c, buf, N, MSG_ZEROCOPY | MSG_DONTWAIT);
+
+		if (n > 0) {
+			sent++;
+			bytes += n;
+		} else if (n < 0 && errno != EAGAIN && errno != ENOBUFS) {
+			break;
+		} else {
+			msleep(1);
+		}
+		zc_completions(c, &next, &kinds, &gaps);
+	}
+	while (next < sent && tries++ < 100000) {
+		msleep(1);
+		zc_completions(c, &next, &kinds, &gaps);
+	}
+	shutdown(c, SHUT_WR);
+	pthread_join(t, NULL);
+	OBS("15 MiB sent", "%s", yesno(bytes >= SENDS * N));
+	OBS("every send completed", "%s", yesno(next == sent));
+	OBS("ranges contiguous", "%s", yesno(!gaps));
+	OBS("completions all alike", "%s", yesno(kinds == 1 || kinds == 2));
+	OBS("every byte read", "%s", yesno(r.got == bytes));
+	close(c);
+	close(r.fd);
 }
 
 /* Below 1024 without CAP_NET_BIND_SERVICE: EACCES. */
@@ -892,6 +1049,27 @@ static void case_sigpipe(void)
 	OBS("SIGPIPE after write", "%d", sigpipes);
 	OBS("poll", "%s", pmask(c, 0));
 	OBS("read after", "%s", rd(c, 10, 0));
+	close(c);
+}
+
+/* The peer closed; a small send still succeeds once (the peer answers
+ * with a reset), then fails, as on TCP -- also when every send, however
+ * small, goes by ZCopy (SDP_ZCOPY_THRESH 1).
+ */
+static void case_send_after_close_zc(void)
+{
+	int c, s;
+
+	signal(SIGPIPE, SIG_IGN);
+	pair_at(0, &c, &s);
+	if (E.sdp)
+		setint(c, SOL_SDP, SDP_ZCOPY_THRESH, 1);
+	close(s);
+	MUST(wait_for(c, POLLRDHUP, 5000));
+	OBS("write 1", "%s", res(send(c, "x", 1, 0)));
+	msleep(500);
+	OBS("write 2", "%s", res(send(c, "x", 1, 0)));
+	OBS("poll", "%s", pmask(c, 0));
 	close(c);
 }
 
@@ -1551,6 +1729,10 @@ static const struct parity_case cases[] = {
 	{ "refused", case_refused, 60 },
 	{ "unreachable", case_unreachable, 60 },
 	{ "bind", case_bind, 30 },
+	{ "bind_wildcard", case_bind_wildcard, 30 },
+	{ "fastopen", case_fastopen, 60 },
+	{ "zerocopy_dontwait", case_zerocopy_dontwait, 120 },
+	{ "send_after_close_zc", case_send_after_close_zc, 30 },
 	{ "bind_privileged", case_bind_privileged, 30 },
 	{ "listen_unbound", case_listen_unbound, 30 },
 	{ "backlog_full", case_backlog_full, 60 },
