@@ -175,6 +175,20 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 	return good ? good : -ECONNRESET;
 }
 
+/* Wait, without the socket lock, until the fetcher at work is done:
+ * 0, or -EINTR if a fatal signal came first.
+ */
+static int sdp_zc_await_fetcher(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	int err;
+
+	release_sock(sk);
+	err = wait_event_killable(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+	lock_sock(sk);
+	return err ? -EINTR : 0;
+}
+
 /**
  * sdp_zc_recv - a reader reached the SrcAvail @adv
  * @ssk: the socket, locked
@@ -195,17 +209,10 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		size_t n, int flags, u32 *seq)
 {
-	struct sock *sk = &ssk->sk;
 	int got;
 
-	if (ssk->zc && ssk->zc->fetching) {
-		/* read-ahead or another reader is at it */
-		release_sock(sk);
-		got = wait_event_killable(ssk->zc_wait,
-					  !READ_ONCE(ssk->zc->fetching));
-		lock_sock(sk);
-		return got ? -EINTR : 0;
-	}
+	if (ssk->zc && ssk->zc->fetching)	/* read-ahead or another reader */
+		return sdp_zc_await_fetcher(ssk);
 	if ((flags & MSG_TRUNC) && !(flags & MSG_PEEK)) {
 		/* discarded: no need to read it */
 		n = min_t(size_t, n, adv->zc_len);
@@ -244,18 +251,11 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
  */
 int sdp_zc_quiesce(struct sdp_sock *ssk)
 {
-	struct sock *sk = &ssk->sk;
-	int err;
+	int err = 0;
 
-	while (ssk->zc && ssk->zc->fetching) {
-		release_sock(sk);
-		err = wait_event_killable(ssk->zc_wait,
-					  !READ_ONCE(ssk->zc->fetching));
-		lock_sock(sk);
-		if (err)
-			return -EINTR;
-	}
-	return 0;
+	while (!err && ssk->zc && ssk->zc->fetching)
+		err = sdp_zc_await_fetcher(ssk);
+	return err;
 }
 
 /* The first SrcAvail in the receive queue that is still to be read. */
