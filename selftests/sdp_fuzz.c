@@ -210,9 +210,54 @@ struct fz {
 	struct avail sink;	/* the last SinkAvail seen */
 	int have_sink;
 	int paused;		/* not reposting for now */
+	/* the echo, checked while the connection is still well behaved */
+	int checking;
+	uint32_t salt;		/* of this connection's byte pattern */
+	uint64_t tx_off;	/* stream bytes sent */
+	uint64_t rx_off;	/* echoed bytes checked */
+	uint32_t src_out;	/* bytes of our SrcAvail not read yet */
+	uint32_t sink_out;	/* our SinkAvail's bytes, while offered */
+	int sink_cancelled;	/* its SinkAvailCancel sent, not answered */
+	uint32_t data_mseq;	/* our last data-bearing message */
+	unsigned int conn;
+	uint64_t seed;
 };
 
 static int total_msgs;
+static int echo_failures;
+
+/* The byte at stream offset @off of a connection's pattern. */
+static uint8_t pat(uint64_t off, uint32_t salt)
+{
+	return (off * 131 + salt) >> 3;
+}
+
+static void pat_fill(uint8_t *p, uint32_t n, uint64_t off, uint32_t salt)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = pat(off + i, salt);
+}
+
+/* Echoed bytes must be the stream we sent, in order. */
+static void echo_check(struct fz *f, const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	if (!f->checking)
+		return;
+	for (i = 0; i < n; i++)
+		if (p[i] != pat(f->rx_off + i, f->salt)) {
+			printf("conn %u seed %llu: the echo differs at byte %llu\n",
+			       f->conn, (unsigned long long)f->seed,
+			       (unsigned long long)(f->rx_off + i));
+			echo_failures++;
+			f->checking = 0;
+			return;
+		}
+	f->rx_off += n;
+}
 
 static struct peer_hdr mutate_hdr(struct fz *f)
 {
@@ -339,9 +384,110 @@ static void fz_rdma(struct fz *f, const struct avail *a, int write)
 		f->dead = 1;	/* refused: our QP is in error now */
 }
 
+/* The peer's memory: READs of the target's SrcAvails land in its first
+ * quarter, the target writes into our SinkAvails in the second, our own
+ * SrcAvails and WRITEs come from the second half.
+ */
+static uint8_t *fz_out(struct fz *f)
+{
+	return f->p.mem + f->p.memsz / 2;
+}
+
+static uint8_t *fz_sink(struct fz *f)
+{
+	return f->p.mem + f->p.memsz / 4;
+}
+
+/* Data came another way: our SinkAvail, if any, is withdrawn. */
+static void fz_sink_withdraw(struct fz *f)
+{
+	if (!f->sink_out || f->sink_cancelled)
+		return;
+	fz_send(f, MID_SINK_CANCEL, 0, NULL, 0, PEER_HDR_OK);
+	f->sink_cancelled = 1;
+}
+
+/* A well-behaved answer: read a SrcAvail whole and check it, write the
+ * next bytes into a SinkAvail that is not stale, answer a cancel.
+ */
+static void fz_handle_valid(struct fz *f, const struct peer_msg *m)
+{
+	uint32_t be, n;
+
+	switch (m->h.mid) {
+	case MID_DATA:
+		if (m->bytes > sizeof(struct bsdh)) {
+			fz_sink_withdraw(f);
+			echo_check(f, m->data + sizeof(struct bsdh),
+				   m->bytes - sizeof(struct bsdh));
+		}
+		break;
+	case MID_RDMA_WR_COMPL:	/* the target wrote into our SinkAvail */
+		if (!f->sink_out || m->size > f->sink_out) {
+			printf("conn %u seed %llu: a RdmaWrCompl of %u for %u offered\n",
+			       f->conn, (unsigned long long)f->seed, m->size,
+			       f->sink_out);
+			echo_failures++;
+			f->checking = 0;
+			break;
+		}
+		echo_check(f, fz_sink(f), m->size);
+		if (!f->sink_cancelled)
+			f->sink_out = 0;
+		break;
+	case MID_SINK_CANCEL_ACK:
+		f->sink_out = 0;
+		f->sink_cancelled = 0;
+		break;
+	case MID_SRC_AVAIL:
+		fz_sink_withdraw(f);
+		if (m->av.len > f->p.memsz / 4 ||
+		    peer_rdma(&f->p, 0, m->av.addr, m->av.rkey, m->av.len, 0,
+			      10000)) {
+			f->dead = 1;
+			break;
+		}
+		echo_check(f, f->p.mem, m->av.len);
+		be = htonl(m->av.len);
+		fz_send(f, MID_RDMA_RD_COMPL, 0, &be, 4, PEER_HDR_OK);
+		break;
+	case MID_RDMA_RD_COMPL:
+		f->src_out -= m->size < f->src_out ? m->size : f->src_out;
+		break;
+	case MID_SINK_AVAIL:
+		/* stale if it does not cover what we sent since */
+		if ((int32_t)(m->h.mseq_ack - f->data_mseq) < 0 || f->src_out)
+			break;
+		n = 1 + below(m->av.len < (1 << 20) ? m->av.len : 1 << 20);
+		pat_fill(fz_out(f), n, f->tx_off, f->salt);
+		if (peer_rdma(&f->p, 1, m->av.addr, m->av.rkey, n,
+			      f->p.memsz / 2, 10000)) {
+			f->dead = 1;
+			break;
+		}
+		be = htonl(n);
+		fz_send(f, MID_RDMA_WR_COMPL, 0, &be, 4, PEER_HDR_OK);
+		f->tx_off += n;
+		f->data_mseq = f->p.mseq;
+		break;
+	case MID_SINK_CANCEL:
+		fz_send(f, MID_SINK_CANCEL_ACK, 0, NULL, 0, PEER_HDR_OK);
+		break;
+	case MID_ABORT:
+		f->dead = 1;
+		break;
+	default:
+		break;
+	}
+}
+
 /* Answer what the target sent: mostly as a peer should. */
 static void fz_handle(struct fz *f, const struct peer_msg *m)
 {
+	if (f->checking) {
+		fz_handle_valid(f, m);
+		return;
+	}
 	uint32_t sz;
 
 	switch (m->h.mid) {
@@ -412,13 +558,15 @@ static void fz_stream(struct fz *f)
 	int k, n = 1 + below(32);
 	uint32_t len = chance(50) ? sizeof(pl) : 1 + below(sizeof(pl));
 
-	memset(pl, f->msgs, len);
 	for (k = 0; k < n && !f->dead; k++) {
 		if (peer_credits(&f->p) < 2)
 			fz_drain(f, 5);
 		if (peer_credits(&f->p) < 2)
 			break;
+		pat_fill(pl, len, f->tx_off, f->salt);
 		fz_send(f, MID_DATA, 0, pl, len, PEER_HDR_OK);
+		f->tx_off += len;
+		f->data_mseq = f->p.mseq;
 	}
 }
 
@@ -432,13 +580,33 @@ static void fz_valid_action(struct fz *f)
 	} else if (a < 70) {
 		fz_drain(f, below(30));
 	} else if (a < 76) {
-		/* offer our memory, as a source; the sink reads it */
-		if (peer_credits(&f->p) > 1)
-			peer_send_avail(&f->p, MID_SRC_AVAIL, 1 + below(1 << 20),
-					f->p.memmr->rkey, (uintptr_t)f->p.mem);
-		f->msgs++;
-		total_msgs++;
-	} else if (a < 82) {
+		/* the next bytes from our memory, as a source: one at a time */
+		uint32_t n = 1 + below(1 << 20);
+
+		if (peer_credits(&f->p) > 1 && !f->src_out) {
+			pat_fill(fz_out(f), n, f->tx_off, f->salt);
+			if (peer_send_avail(&f->p, MID_SRC_AVAIL, n,
+					    f->p.memmr->rkey,
+					    (uintptr_t)fz_out(f)))
+				f->dead = 1;
+			f->tx_off += n;
+			f->src_out = n;
+			f->data_mseq = f->p.mseq;
+			f->msgs++;
+			total_msgs++;
+		}
+	} else if (a < 79) {
+		/* offer a buffer for the echo to be written into */
+		uint32_t n = 1 + below(f->p.memsz / 4);
+
+		if (!f->sink_out) {
+			fz_send(f, MID_SINK_AVAIL, 0,
+				&(struct avail){ htonl(n), htonl(f->p.memmr->rkey),
+						 htobe64((uintptr_t)fz_sink(f)) },
+				sizeof(struct avail), PEER_HDR_OK);
+			f->sink_out = n;
+		}
+	} else if (a < 84) {
 		f->paused = !f->paused;		/* stop reposting, or resume */
 		f->p.o.no_repost = f->paused;
 		if (!f->paused)
@@ -468,11 +636,16 @@ static void fz_bad_action(struct fz *f)
 		f->dead = 1;			/* gone without a word */
 }
 
-/* A connection: a stretch of valid traffic, then a few bad actions. */
+/* A connection: a stretch of valid traffic, its echo checked, then a few
+ * bad actions.
+ */
 static void fz_conn(struct fz *f, int valid, int bad)
 {
+	f->checking = 1;
+	f->salt = rnd();
 	while (!f->dead && valid-- > 0)
 		fz_valid_action(f);
+	f->checking = 0;
 	while (!f->dead && bad-- > 0) {
 		fz_bad_action(f);
 		fz_drain(f, 20);
@@ -533,13 +706,18 @@ static int run_peer(uint64_t seed, int budget)
 			conn++;
 			continue;
 		}
+		f.conn = conn;
+		f.seed = cseed;
 		fz_conn(&f, below(120), 1 + below(3));
-		printf("%d messages%s\n", f.msgs, f.dead ? ", then the end" : "");
+		printf("%d messages, %llu bytes echoed%s\n", f.msgs,
+		       (unsigned long long)f.rx_off,
+		       f.dead ? ", then the end" : "");
 		peer_close(&f.p);
 		conn++;
 	}
-	printf("sent %d messages in %d connections\n", total_msgs, conn);
-	return 0;
+	printf("sent %d messages in %d connections, %d echoes differed\n",
+	       total_msgs, conn, echo_failures);
+	return echo_failures ? 1 : 0;
 }
 
 /* ---- the fuzzer as a server --------------------------------------------- */
