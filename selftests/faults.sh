@@ -11,7 +11,8 @@
 #  - kill -9 of either end of a transfer, below and above the ZCopy
 #    threshold, 30 rounds: the other end sees an error, none hangs;
 #  - 8 SrcAvails of 32 MiB and a SrcAvailCancel to a socket that never
-#    reads: the read-ahead stays within TCP's receive buffer;
+#    reads: the read-ahead stays within TCP's receive buffer, and it and
+#    the rings are charged to the memory cgroup of the socket's owner;
 #  - 40 connection requests that never complete (no RTU): at most
 #    sdp_max_embryos are answered at once, each dropped after its
 #    timeout, and a correct client still gets through;
@@ -129,6 +130,28 @@ check "SrcAvailCancel: read ahead within tcp_rmem[2] + one op ($read_ahead bytes
 check "and the host did not give it more ($((m0 - m1)) MiB less available)" \
 	test $((m0 - m1)) -lt 128
 mem_back "the read-ahead"
+
+# what a peer makes a connection hold is charged to its owner's cgroup:
+# the rings and the read-ahead of the hurry case, run in a cgroup of its
+# own (the kernel memory it charges, not the peer's own user memory)
+cg=/sys/fs/cgroup
+mountpoint -q $cg || mount -t cgroup2 none $cg
+echo +memory >$cg/cgroup.subtree_control
+mkdir -p $cg/sdpt
+kmem() {	# bytes of kernel memory charged to the test's cgroup
+	awk '$1 == "kernel" {print $2}' $cg/sdpt/memory.stat
+}
+k0=$(kmem)
+(echo $BASHPID >$cg/sdpt/cgroup.procs
+ exec timeout 60 sdp_evil "$addr" 7845 hurry) >/tmp/evil.out 2>&1 &
+ep=$!
+sleep 6
+k1=$(kmem)
+wait $ep
+check "the connection's rings and read-ahead are charged to its owner's cgroup ($(((k1 - k0) >> 20)) MiB)" \
+	test $((k1 - k0)) -ge $((8 << 20))
+rmdir $cg/sdpt 2>/dev/null
+mem_back "the charged read-ahead"
 
 # ---- requests that never complete -------------------------------------------------
 max_embryos=$(cat /sys/module/ib_sdp/parameters/sdp_max_embryos)
