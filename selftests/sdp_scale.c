@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Many connections, and connections made fast: what a connection costs
+ * and how quickly one is set up, with the same code for TCP and SDP.
+ *
+ *   sdp_scale hold FAM ADDR PORT N
+ *	a listener and N client connections to it in this process (2N
+ *	sockets), each verified with a 100-byte echo; prints the setup
+ *	rate, then "ready", and holds them until standard input ends.
+ *   sdp_scale serve FAM ADDR PORT
+ *	an echo server: every connection echoes what it gets until the
+ *	peer closes (for hold-client and cycle between two hosts).
+ *   sdp_scale hold-client FAM ADDR PORT N
+ *	N connections to a serve on another host, each echo-verified, held
+ *	until standard input ends.
+ *   sdp_scale cycle FAM ADDR PORT SECONDS [local]
+ *	connect, 100-byte echo, close, again and again for SECONDS against
+ *	a serve (started here with "local"); prints cycles per second.
+ *
+ * FAM is "tcp" or "sdp".  Prints "# " lines for the log and one result
+ * line a script can read: "rate N/s" or "cycles N/s".
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sdp.h>
+
+static int family;
+static struct sockaddr_in sa;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void files(int n)
+{
+	struct rlimit rl = { n, n };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		perror("setrlimit");
+}
+
+static int listener(void)
+{
+	int l = socket(family, SOCK_STREAM, 0), one = 1;
+
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(l, 4096)) {
+		perror("listen");
+		exit(2);
+	}
+	return l;
+}
+
+static int connector(void)
+{
+	int fd = socket(family, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* 100 bytes out, the same 100 back. */
+static int echo_check(int fd, unsigned int salt)
+{
+	char out[100], in[100];
+	size_t got = 0;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		out[i] = salt + i * 7;
+	if (send(fd, out, sizeof(out), MSG_NOSIGNAL) != sizeof(out))
+		return -1;
+	while (got < sizeof(in)) {
+		ssize_t r = recv(fd, in + got, sizeof(in) - got, 0);
+
+		if (r <= 0)
+			return -1;
+		got += r;
+	}
+	return memcmp(in, out, sizeof(in)) ? -1 : 0;
+}
+
+/* An echo of whatever comes, until the peer closes. */
+static void *echo_conn(void *arg)
+{
+	int fd = (long)arg;
+	char buf[4096];
+	ssize_t r;
+
+	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0)
+		if (send(fd, buf, r, MSG_NOSIGNAL) != r)
+			break;
+	close(fd);
+	return NULL;
+}
+
+static void *serve_loop(void *arg)
+{
+	int l = (long)arg;
+
+	for (;;) {
+		long fd = accept(l, NULL, NULL);
+		pthread_t t;
+		pthread_attr_t at;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			break;
+		}
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, 64 << 10);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &at, echo_conn, (void *)fd))
+			close(fd);
+		pthread_attr_destroy(&at);
+	}
+	return NULL;
+}
+
+static void hold_until_eof(void)
+{
+	char c;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+}
+
+static int run_hold(int n, int local)
+{
+	int *fds = calloc(n, sizeof(int)), i, bad = 0;
+	double t0, t1;
+	pthread_t t;
+
+	files(2 * n + 64);
+	if (local)
+		pthread_create(&t, NULL, serve_loop, (void *)(long)listener());
+	usleep(200000);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		fds[i] = connector();
+		if (fds[i] < 0 || echo_check(fds[i], i)) {
+			printf("# connection %d: %s\n", i, strerror(errno));
+			bad++;
+			if (bad > 10)
+				return 1;
+		}
+	}
+	t1 = now();
+	printf("# %d connections, %d failed, in %.2f s\n", n, bad, t1 - t0);
+	printf("rate %.0f/s\n", n / (t1 - t0));
+	fflush(stdout);
+	if (bad)
+		return 1;
+	hold_until_eof();
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return 0;
+}
+
+static int run_cycle(double secs, int local)
+{
+	double t0, end;
+	long n = 0, bad = 0;
+	pthread_t t;
+
+	if (local)
+		pthread_create(&t, NULL, serve_loop, (void *)(long)listener());
+	usleep(200000);
+	t0 = now();
+	end = t0 + secs;
+	while (now() < end) {
+		int fd = connector();
+
+		if (fd < 0 || echo_check(fd, n)) {
+			bad++;
+			if (fd >= 0)
+				close(fd);
+			if (bad > 10)
+				break;
+			continue;
+		}
+		close(fd);
+		n++;
+	}
+	printf("# %ld cycles, %ld failed, in %.2f s\n", n, bad, now() - t0);
+	printf("cycles %.0f/s\n", n / (now() - t0));
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+		return 2;
+	}
+	family = !strcmp(argv[2], "tcp") ? AF_INET : AF_INET_SDP;
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(atoi(argv[4]));
+	inet_pton(AF_INET, argv[3], &sa.sin_addr);
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "hold") && argc == 6)
+		return run_hold(atoi(argv[5]), 1);
+	if (!strcmp(argv[1], "hold-client") && argc == 6)
+		return run_hold(atoi(argv[5]), 0);
+	if (!strcmp(argv[1], "cycle") && argc >= 6)
+		return run_cycle(atof(argv[5]), argc == 7 && !strcmp(argv[6], "local"));
+	if (!strcmp(argv[1], "serve")) {
+		files(65536);
+		serve_loop((void *)(long)listener());
+		return 1;
+	}
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+	return 2;
+}
