@@ -20,8 +20,8 @@ run() {	# name, connections, bytes
 }
 
 # BCopy only (sdp_zcopy_thresh=0): these are the data path's parameters
-sdp_load sdp_rx_size=4 rcvbuf_initial_size=1024 sdp_inline_thresh=0 \
-	sdp_zcopy_thresh=0 || exit 1
+sdp_load sdp_rx_size=4 rcvbuf_initial_size=1024 rcvbuf_max_size=1024 \
+	sdp_inline_thresh=0 sdp_zcopy_thresh=0 || exit 1
 run "4 x 1 KiB buffers, no inline" 4 $((4 << 20))
 check_eq "no message went inline" 0 "$(sdp_stat TxInline)"
 msgs=$(sdp_stat TxData)
@@ -36,7 +36,8 @@ out=$(timeout 120 sdp_stream bothfull sdp "$addr" 7801 40000 2>&1)
 check_eq "half-closed with data waiting for credits: no deadlock ($out)" 0 "$?"
 sdp_check_clean
 
-sdp_load rcvbuf_initial_size=262144 sdp_rx_size=16 sdp_zcopy_thresh=0 || exit 1
+sdp_load rcvbuf_initial_size=262144 rcvbuf_max_size=262144 sdp_rx_size=16 \
+	sdp_zcopy_thresh=0 || exit 1
 run "16 x 256 KiB buffers" 2 $((32 << 20))
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean

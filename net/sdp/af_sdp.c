@@ -37,15 +37,20 @@ module_param_named(sdp_zcopy_thresh, sdp_zcopy_thresh, int, 0644);
 MODULE_PARM_DESC(sdp_zcopy_thresh,
 		 "default SDP_ZCOPY_THRESH of new sockets, bytes; 0 = no zero copy (default 65536)");
 
-int sdp_rx_size = 64;
+int sdp_rx_size = 8;
 module_param(sdp_rx_size, int, 0644);
 MODULE_PARM_DESC(sdp_rx_size,
-		 "receive buffers per connection = most credits granted (4..1024, default 64)");
+		 "receive buffers per connection = most credits granted (4..1024, default 8)");
 
-int rcvbuf_initial_size = 32 * 1024;
+int rcvbuf_initial_size = 4096;
 module_param(rcvbuf_initial_size, int, 0644);
 MODULE_PARM_DESC(rcvbuf_initial_size,
-		 "bytes per receive buffer = largest message accepted (1024..262144, default 32768)");
+		 "bytes per receive buffer of a new connection (1024..262144, default 4096)");
+
+int rcvbuf_max_size = 32 * 1024;
+module_param(rcvbuf_max_size, int, 0644);
+MODULE_PARM_DESC(rcvbuf_max_size,
+		 "bytes per receive buffer a connection may grow to under load (1024..262144, default 32768)");
 
 int sdp_inline_thresh = 256;
 module_param(sdp_inline_thresh, int, 0644);

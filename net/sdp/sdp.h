@@ -58,7 +58,7 @@
 
 #define SDP_MODULE_VERSION	"0.3.0"
 
-#define SDP_TX_SIZE		64	/* send buffers per connection */
+#define SDP_TX_SIZE		16	/* data messages in flight per connection */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
 					 * kept for them beyond the credits
 					 */
@@ -76,7 +76,7 @@
 #define SDP_ZC_REG_PAGES	256	/* pages one SrcAvail covers (1 MiB) */
 #define SDP_ZC_CHUNK		(256 * 1024)	/* bytes one RDMA READ op moves */
 #define SDP_ZC_CHUNK_PAGES	(SDP_ZC_CHUNK / PAGE_SIZE + 1)
-#define SDP_ZC_RW_OPS		4	/* RDMA READ ops in flight per connection */
+#define SDP_ZC_RW_OPS		2	/* RDMA READ ops in flight per connection */
 #define SDP_ZC_RW_SGE		16	/* most SGEs one READ work request takes */
 #define SDP_ZC_DIRECT_MIN	(16 * 1024)	/* reads into the user buffer */
 #define SDP_ZC_ADV_MAX		(64 << 20)	/* largest SrcAvail accepted */
@@ -117,16 +117,14 @@ struct sdp_buf {
 	u8			kind;	/* enum sdp_buf_kind */
 	u8			status;	/* enum ib_wc_status of the completion */
 	u8			mid;	/* the message id posted or received */
-	u8			flags;	/* tx: BSDH flags (SDP_OOB_PRES); rx: SDP_RXF_* */
+	u8			flags;	/* tx: BSDH flags (SDP_OOB_PRES) */
+	bool			posted;	/* rx: on the receive queue */
 	/* rx, a SrcAvail not yet read: the peer's bytes still to fetch */
 	u64			zc_addr;
 	u32			zc_rkey;
 	u32			zc_len;
 	u32			zc_total;	/* its whole length */
 };
-
-/* sdp_buf.flags of a received SrcAvail */
-#define SDP_RXF_FETCHING	0x1	/* an RDMA READ of it is under way */
 
 /* ssk->flags, under the socket lock */
 enum {
@@ -148,6 +146,7 @@ enum {
 	SDP_F_ZC_TIMER,		/* zc_work (read-ahead) scheduled */
 	SDP_F_ZC_HURRY,		/* the peer cancelled: fetch its SrcAvails now */
 	SDP_F_TX_TIMER,		/* tx_work (the stall watchdog) scheduled */
+	SDP_F_MEM_TIMER,	/* mem_work (sdp_mem.c) scheduled */
 	SDP_F_WIN_STALL,	/* waiting for the peer's credits or reads */
 };
 
@@ -196,7 +195,8 @@ struct sdp_sock {
 	/* connection resources (SDP_F_CONN) */
 	struct sdp_device	*sdev;
 	struct ib_pd		*pd;		/* this connection's alone */
-	struct ib_cq		*cq;
+	struct ib_cq		*cq;		/* from the device's CQ pool */
+	u32			cq_size;	/* entries taken from it */
 	struct ib_qp		*qp;
 	u32			port_num;
 	u32			max_inline;
@@ -219,7 +219,12 @@ struct sdp_sock {
 	/* receive side */
 	struct sdp_buf		*rx_ring;
 	u32			rx_size;	/* buffers the peer gets credits for */
-	u32			rcv_size;	/* bytes per receive buffer */
+	u32			rcv_size;	/* bytes per receive buffer posted */
+	u32			rcv_size_min;	/* as in our Hello */
+	u32			rcv_acked;	/* in our last ChRcvBufAck */
+	bool			rx_ack_owed;	/* a ChRcvBufAck to send */
+	struct list_head	rx_resize;	/* consumed, to post at rcv_size */
+	struct delayed_work	mem_work;	/* sdp_mem.c */
 	u32			rx_posted;	/* buffers posted to the RQ */
 	struct list_head	rx_queue;	/* buffers with unread data */
 	u32			rcv_nxt;	/* stream bytes received, READ_ONCE */
@@ -231,9 +236,16 @@ struct sdp_sock {
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
 
 	/* send side */
-	struct sdp_buf		*tx_ring;
+	struct sdp_buf		*tx_ring;	/* memory given on demand */
 	u32			tx_size;
 	u32			tx_msg_max;	/* largest message the peer takes */
+	u32			tx_msg_min;	/* as in its Hello */
+	u32			tx_req;		/* ChRcvBuf size not yet acked */
+	bool			tx_req_send;	/* that ChRcvBuf not sent yet */
+	u32			tx_returns;	/* messages to send, empty if need
+						 * be, for the peer's large buffers
+						 */
+	unsigned long		tx_req_next;	/* jiffies: no request before */
 	struct list_head	tx_free;
 	u32			tx_nfree;	/* READ_ONCE in poll */
 	struct list_head	tx_queue;	/* filled, not yet posted */
@@ -268,6 +280,7 @@ struct sdp_sock {
 	bool			zc_sink_cancel;	/* SinkAvailCancel to send */
 	bool			zc_cancel_ack;	/* SinkCancelAck to send */
 	u32			zc_wrcompl;	/* RdmaWrCompl to send: bytes */
+	bool			zc_writing;	/* RDMA WRITEs under way */
 	u32			zc_data_mseq;	/* our last data-bearing message */
 	struct {			/* the peer's SinkAvail */
 		u64		addr;
@@ -376,6 +389,10 @@ enum sdp_mib_field {
 	SDP_MIB_TX_ZC_WRITE_BYTES,
 	SDP_MIB_RX_ZC_SINK_BYTES,
 	SDP_MIB_SINK_CANCELS,
+	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
+	SDP_MIB_BUF_ALLOC_FAILS,
+	SDP_MIB_RCVBUF_GROWS,
+	SDP_MIB_RCVBUF_SHRINKS,
 	SDP_MIB_MAX
 };
 
@@ -406,6 +423,7 @@ extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
 extern int sdp_rx_size;
 extern int rcvbuf_initial_size;
+extern int rcvbuf_max_size;
 extern int sdp_inline_thresh;
 extern int sdp_keepalive_time;
 extern int sdp_retry_count;
@@ -449,6 +467,27 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
 void sdp_sq_posted(struct sdp_sock *ssk);
 void sdp_conn_init(struct sdp_sock *ssk);
+
+/* sdp_mem.c */
+int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
+		  enum dma_data_direction dir);
+void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
+		     enum dma_data_direction dir);
+struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
+void sdp_tx_want_grow(struct sdp_sock *ssk);
+int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
+void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size);
+bool sdp_rx_ack_due(const struct sdp_sock *ssk);
+void sdp_rx_ack_sent(struct sdp_sock *ssk);
+int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_mem_init(struct sdp_sock *ssk);
+
+/* Bytes a send buffer takes: the peer's limit, or its own size. */
+static inline u32 sdp_tx_room(const struct sdp_sock *ssk,
+			      const struct sdp_buf *buf)
+{
+	return min(buf->size, ssk->tx_msg_max);
+}
 
 /* sdp_timer.c */
 void sdp_timer_arm(struct sdp_sock *ssk, int bit, struct delayed_work *w,

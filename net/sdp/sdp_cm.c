@@ -130,9 +130,7 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 	h->max_adverts = SDP_ZC_REGS;
 	h->rcv_size = cpu_to_be32(ssk->rcv_size);
 	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ?
-			      SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL :
-			      ssk->peer_caps);
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : ssk->peer_caps);
 }
 
 /* Check a Hello or HelloAck: the peer's word on what it posted and takes.
@@ -169,9 +167,12 @@ static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
 	ssk->remote_bufs = bufs;
 	ssk->remote_max_bufs = bufs;
 	ssk->remote_ack = 0;
-	ssk->tx_msg_max = min(be32_to_cpu(h->rcv_size), ssk->rcv_size);
-	ssk->peer_caps = be32_to_cpu(h->caps) &
-			 (SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL);
+	/* our send buffers are no larger than our receive buffers may be */
+	ssk->tx_msg_max = min_t(u32, be32_to_cpu(h->rcv_size),
+				max_t(u32, ssk->rcv_size,
+				      READ_ONCE(rcvbuf_max_size)));
+	ssk->tx_msg_min = ssk->tx_msg_max;
+	ssk->peer_caps = be32_to_cpu(h->caps) & SDP_CAPS;
 	ssk->peer_adverts = h->max_adverts;
 }
 

@@ -88,6 +88,10 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_TX_ZC_WRITE_BYTES]	= "TxZcopyWriteBytes",
 	[SDP_MIB_RX_ZC_SINK_BYTES]	= "RxZcopySinkBytes",
 	[SDP_MIB_SINK_CANCELS]		= "TxSinkAvailCancel",
+	[SDP_MIB_BUF_BYTES]		= "BufferBytes",
+	[SDP_MIB_BUF_ALLOC_FAILS]	= "BufferAllocFails",
+	[SDP_MIB_RCVBUF_GROWS]		= "RcvBufGrows",
+	[SDP_MIB_RCVBUF_SHRINKS]	= "RcvBufShrinks",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)

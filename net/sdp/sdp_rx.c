@@ -70,7 +70,7 @@ void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	if (!sdp_conn_usable(ssk))
 		return;
-	err = sdp_post_recv(ssk, buf);
+	err = sdp_rx_post_or_defer(ssk, buf);
 	if (err) {
 		net_warn_ratelimited("ib_sdp: post recv failed: %d\n", err);
 		sdp_conn_abort(ssk, ECONNRESET, false);
@@ -128,6 +128,11 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	case SDP_MID_RDMA_WR_COMPL:
 		/* write-based ZCopy, likewise */
 		if (!(ssk->peer_caps & SDP_CAP_SINK_AVAIL))
+			return "message id not negotiated";
+		break;
+	case SDP_MID_CH_RCV_BUF:
+	case SDP_MID_CH_RCV_BUF_ACK:
+		if (!(ssk->peer_caps & SDP_CAP_RESIZE))
 			return "message id not negotiated";
 		break;
 	default:
@@ -301,6 +306,7 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	struct net *net = sock_net(sk);
 
 	ssk->rx_posted--;
+	buf->posted = false;
 	if (buf->status != IB_WC_SUCCESS) {
 		if (buf->status != IB_WC_WR_FLUSH_ERR) {
 			SDP_INC_STATS(net, SDP_MIB_CQ_ERRORS);
@@ -454,6 +460,19 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_rx_repost(ssk, buf);
 		if (sdp_zc_rx_cancel_ack(ssk)) {
 			sdp_proto_error(ssk, "SinkCancelAck without a cancel", 0);
+			return;
+		}
+		break;
+	case SDP_MID_CH_RCV_BUF:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		sdp_rx_chrcvbuf(ssk, val);
+		break;
+	case SDP_MID_CH_RCV_BUF_ACK:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		if (sdp_tx_chrcvbuf_ack(ssk, val)) {
+			sdp_proto_error(ssk, "ChRcvBufAck not asked for", val);
 			return;
 		}
 		break;

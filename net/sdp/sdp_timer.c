@@ -10,6 +10,7 @@
  *              SDP_CORK_TIMEOUT, as TCP's corked data does.
  *  zc_work     ZCopy read-ahead (sdp_zc_read.c).
  *  tx_work     the stall watchdog: see sdp_stall_check().
+ *  mem_work    buffer sizes and idle memory (sdp_mem.c).
  *  ka_work     keepalive (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT): once the
  *              peer has been silent for the idle time, a zero-length RDMA
  *              WRITE is posted every interval.  It needs no credit and
@@ -98,7 +99,8 @@ int sdp_timers_cancel(struct sdp_sock *ssk)
 	       sdp_timer_cancel(ssk, SDP_F_CORK_TIMER, &ssk->cork_work) +
 	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work) +
 	       sdp_timer_cancel(ssk, SDP_F_ZC_TIMER, &ssk->zc_work) +
-	       sdp_timer_cancel(ssk, SDP_F_TX_TIMER, &ssk->tx_work);
+	       sdp_timer_cancel(ssk, SDP_F_TX_TIMER, &ssk->tx_work) +
+	       sdp_timer_cancel(ssk, SDP_F_MEM_TIMER, &ssk->mem_work);
 }
 
 static void sdp_fin_work(struct work_struct *work)

@@ -74,8 +74,9 @@ void sdp_write_space(struct sock *sk)
  * @ssk: the socket, locked
  * @mid: SDP_MID_DATA (a credit update), SDP_MID_DISCONN, SDP_MID_ABORT,
  *	 a ZCopy control message (SrcAvailCancel, SinkAvail, SinkAvailCancel,
- *	 SinkCancelAck), or RdmaRdCompl / RdmaWrCompl with @size
- * @size: RdmaRdCompl's or RdmaWrCompl's byte count
+ *	 SinkCancelAck), or RdmaRdCompl / RdmaWrCompl / ChRcvBuf /
+ *	 ChRcvBufAck with @size
+ * @size: the size header's value
  *
  * Control messages need no credit: they fill the receive buffers the peer
  * keeps beyond those it advertises (Documentation/wire.rst).
@@ -99,7 +100,8 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	buf->mid = mid;
 	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh);
-	if (mid == SDP_MID_RDMA_RD_COMPL || mid == SDP_MID_RDMA_WR_COMPL) {
+	if (mid == SDP_MID_RDMA_RD_COMPL || mid == SDP_MID_RDMA_WR_COMPL ||
+	    mid == SDP_MID_CH_RCV_BUF || mid == SDP_MID_CH_RCV_BUF_ACK) {
 		struct sdp_size_hdr *sz = buf->data + sizeof(struct sdp_bsdh);
 
 		sz->size = cpu_to_be32(size);
@@ -135,7 +137,7 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 			bool push)
 {
 	if (buf->mid != SDP_MID_DATA ||
-	    buf->len >= ssk->tx_msg_max || buf->flags ||
+	    buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
 	    !list_is_last(&buf->list, &ssk->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
@@ -177,7 +179,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	if (ssk->zc_wrcompl &&
 	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_WR_COMPL, ssk->zc_wrcompl))
 		ssk->zc_wrcompl = 0;
-	if (ssk->zc_cancel_ack && !ssk->zc_wrcompl &&
+	if (ssk->zc_cancel_ack && !ssk->zc_wrcompl && !ssk->zc_writing &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_CANCEL_ACK, 0))
 		ssk->zc_cancel_ack = false;
 	if (ssk->zc_sinkavail && sdp_zc_sink_pending(ssk) &&
@@ -192,6 +194,13 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	}
 	if (ssk->zc_wrcompl)
 		return;	/* no control buffer yet: data waits behind it */
+	/* buffer sizes (sdp_mem.c) */
+	if (ssk->tx_req_send &&
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, ssk->tx_req))
+		ssk->tx_req_send = false;
+	if (sdp_rx_ack_due(ssk) &&
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, ssk->rcv_size))
+		sdp_rx_ack_sent(ssk);
 
 	while (!list_empty(&ssk->tx_queue)) {
 		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
@@ -241,6 +250,13 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	 */
 	if (sdp_need_credit_update(ssk))
 		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
+	/* the peer's large buffers, once we asked it to shrink */
+	while (ssk->tx_returns && !ssk->tx_req_send &&
+	       list_empty(&ssk->tx_queue) && sdp_tx_credits(ssk) > 0 &&
+	       !test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
+	       !test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
+	       !sdp_send_ctrl(ssk, SDP_MID_DATA, 0))
+		;
 }
 
 /**
@@ -608,29 +624,33 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			buf = list_last_entry(&ssk->tx_queue, struct sdp_buf,
 					      list);
 			/* full, not Data, or ending with urgent data */
-			if (buf->len >= ssk->tx_msg_max || buf->flags ||
+			if (buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
 			    buf->mid != SDP_MID_DATA)
 				buf = NULL;
 		}
 		if (!buf) {
-			if (list_empty(&ssk->tx_free)) {
+			if (msg_data_left(msg) >= 2 * ssk->tx_msg_max ||
+			    ssk->tx_queued >= 2 * ssk->tx_msg_max)
+				sdp_tx_want_grow(ssk);
+			buf = sdp_tx_buf_take(ssk);
+			if (IS_ERR(buf)) {
+				err = PTR_ERR(buf);
+				goto out_err;
+			}
+			if (!buf) {
 				sdp_tx_flush(ssk);
 				err = sdp_wait_tx_buf(sk, &timeo);
 				if (err)
 					goto out_err;
 				continue;
 			}
-			buf = list_first_entry(&ssk->tx_free, struct sdp_buf,
-					       list);
-			list_move_tail(&buf->list, &ssk->tx_queue);
-			WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
 			buf->mid = SDP_MID_DATA;
 			buf->len = sizeof(struct sdp_bsdh);
 			buf->flags = 0;
 		}
 
 		n = min_t(size_t, msg_data_left(msg),
-			  ssk->tx_msg_max - buf->len);
+			  sdp_tx_room(ssk, buf) - buf->len);
 		if (copy_from_iter(buf->data + buf->len, n, &msg->msg_iter) != n) {
 			err = -EFAULT;
 			goto out_err;
@@ -643,7 +663,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			buf->flags = SDP_OOB_PRES;
 			SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_URGENT);
 		}
-		if (buf->len >= ssk->tx_msg_max)
+		if (buf->len >= sdp_tx_room(ssk, buf))
 			sdp_tx_flush(ssk);
 	}
 	err = 0;

@@ -2,8 +2,8 @@
 /*
  * ib_sdp: the verbs resources of a connection and their lifetime.
  *
- * A connection owns one RC QP, one CQ shared by its send and receive
- * queues (polled in softirq context), a ring of receive buffers, a ring of
+ * A connection owns one RC QP, a share of a CQ from the device's pool
+ * for both its queues (polled in softirq context), a ring of receive buffers, a ring of
  * send buffers and a few header-only control buffers, all DMA-mapped for
  * the whole connection.  Every buffer is a struct sdp_buf with its own
  * ib_cqe, so a completion leads straight to its buffer.
@@ -16,7 +16,7 @@
  *
  * Teardown (sdp_conn_teardown()) runs in process context without the
  * socket lock: rdma_disconnect(), ib_drain_qp() (whose flushed completions
- * still pass through sdp_cq_done()), then the QP, the CQ and the DMA
+ * still pass through sdp_cq_done()), then the QP, the CQ share and the DMA
  * mappings are released.  The buffers' memory stays until the socket is
  * freed, so data received before the teardown can still be read.
  */
@@ -24,8 +24,6 @@
 #include <linux/slab.h>
 
 #include "sdp.h"
-
-static atomic_t sdp_comp_vector = ATOMIC_INIT(0);
 
 /**
  * sdp_sq_posted - a signaled work request went on the send queue
@@ -118,7 +116,8 @@ void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
 }
 
 /* Buffers are charged to the memory cgroup of the socket's owner: the
- * caller opens that scope (set_active_memcg()).
+ * caller opens that scope (set_active_memcg()).  @size 0: the buffers get
+ * their memory when first used (sdp_mem.c).
  */
 static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 			  u32 n, u32 size, u8 kind)
@@ -131,16 +130,20 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 		return -ENOMEM;
 	*ringp = ring;
 	for (i = 0; i < n; i++) {
+		sdp_buf_init(ssk, &ring[i], kind);
+		if (!size)
+			continue;
 		ring[i].data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!ring[i].data)
 			return -ENOMEM;
-		sdp_buf_init(ssk, &ring[i], kind);
 		ring[i].size = size;
+		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, size);
 	}
 	return 0;
 }
 
-static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
+/* Free a ring's memory; nothing of it is mapped any more. */
+static void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
 {
 	struct sdp_buf *ring = *ringp;
 	u32 i;
@@ -148,7 +151,7 @@ static void sdp_ring_free(struct sdp_buf **ringp, u32 n)
 	if (!ring)
 		return;
 	for (i = 0; i < n; i++)
-		kfree(ring[i].data);
+		sdp_buf_release(ssk, &ring[i], DMA_NONE);
 	kfree(ring);
 	*ringp = NULL;
 }
@@ -160,9 +163,10 @@ void sdp_bufs_free(struct sdp_sock *ssk)
 {
 	sdp_rx_purge(ssk);
 	INIT_LIST_HEAD(&ssk->rx_early);
-	sdp_ring_free(&ssk->rx_ring, sdp_rx_ring_size(ssk));
-	sdp_ring_free(&ssk->tx_ring, ssk->tx_size);
-	sdp_ring_free(&ssk->ctrl_ring, SDP_CTRL_BUFS);
+	INIT_LIST_HEAD(&ssk->rx_resize);
+	sdp_ring_free(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk));
+	sdp_ring_free(ssk, &ssk->tx_ring, ssk->tx_size);
+	sdp_ring_free(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS);
 	INIT_LIST_HEAD(&ssk->tx_free);
 	INIT_LIST_HEAD(&ssk->tx_queue);
 	INIT_LIST_HEAD(&ssk->ctrl_free);
@@ -179,6 +183,8 @@ static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 	u32 i;
 
 	for (i = 0; i < n; i++) {
+		if (!ring[i].data)
+			continue;
 		ring[i].dma = ib_dma_map_single(dev, ring[i].data, ring[i].size,
 						dir);
 		if (ib_dma_mapping_error(dev, ring[i].dma)) {
@@ -215,7 +221,7 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
 }
 
 /* Ring sizes from the module parameters, or from SO_RCVBUF / SO_SNDBUF
- * when the application set them.
+ * when the application set them.  Buffer sizes change later (sdp_mem.c).
  */
 static void sdp_conn_size(struct sdp_sock *ssk)
 {
@@ -223,6 +229,12 @@ static void sdp_conn_size(struct sdp_sock *ssk)
 
 	ssk->rcv_size = clamp_t(u32, READ_ONCE(rcvbuf_initial_size),
 				SDP_MIN_BUF_SIZE, SDP_MAX_BUF_SIZE);
+	ssk->rcv_size_min = ssk->rcv_size;
+	ssk->rcv_acked = ssk->rcv_size;
+	ssk->rx_ack_owed = false;
+	ssk->tx_req = 0;
+	ssk->tx_req_send = false;
+	ssk->tx_returns = 0;
 	ssk->rx_size = clamp_t(u32, READ_ONCE(sdp_rx_size), SDP_MIN_BUFS,
 			       SDP_MAX_BUFS);
 	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
@@ -306,17 +318,14 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	err = sdp_ring_alloc(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk),
 			     ssk->rcv_size, SDP_BUF_RX);
 	if (!err)
-		err = sdp_ring_alloc(ssk, &ssk->tx_ring, ssk->tx_size,
-				     ssk->rcv_size, SDP_BUF_TX);
+		err = sdp_ring_alloc(ssk, &ssk->tx_ring, ssk->tx_size, 0,
+				     SDP_BUF_TX);
 	if (!err)
 		err = sdp_ring_alloc(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS,
 				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
 		err = sdp_ring_map(dev, ssk->rx_ring, sdp_rx_ring_size(ssk),
 				   DMA_FROM_DEVICE);
-	if (!err)
-		err = sdp_ring_map(dev, ssk->tx_ring, ssk->tx_size,
-				   DMA_TO_DEVICE);
 	if (!err)
 		err = sdp_ring_map(dev, ssk->ctrl_ring, SDP_CTRL_BUFS,
 				   DMA_TO_DEVICE);
@@ -339,10 +348,11 @@ static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	int err;
 
 	sdp_qp_caps(ssk, dev, &attr);
-	ssk->cq = ib_alloc_cq(dev, ssk, sdp_cq_size(&attr),
-			      atomic_inc_return(&sdp_comp_vector) %
-			      max(dev->num_comp_vectors, 1),
-			      IB_POLL_SOFTIRQ);
+	/* a share of a CQ of the device's pool: a CQ per connection would
+	 * cost its queue memory (and a vector's interrupt) for every socket
+	 */
+	ssk->cq_size = sdp_cq_size(&attr);
+	ssk->cq = ib_cq_pool_get(dev, ssk->cq_size, -1, IB_POLL_SOFTIRQ);
 	if (IS_ERR(ssk->cq)) {
 		err = PTR_ERR(ssk->cq);
 		ssk->cq = NULL;
@@ -365,7 +375,7 @@ static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		err = rdma_create_qp(id, ssk->pd, &attr);
 	}
 	if (err) {
-		ib_free_cq(ssk->cq);
+		ib_cq_pool_put(ssk->cq, ssk->cq_size);
 		ssk->cq = NULL;
 		return err;
 	}
@@ -455,12 +465,13 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	return 0;
 
 err_qp:
-	/* Posted receives are flushed by destroying the QP; their
-	 * completions are not delivered once the CQ is freed.
+	/* The CQ is shared: the posted receives' flushes must have run
+	 * before their buffers go.
 	 */
+	ib_drain_qp(ssk->qp);
 	rdma_destroy_qp(id);
 	ssk->qp = NULL;
-	ib_free_cq(ssk->cq);
+	ib_cq_pool_put(ssk->cq, ssk->cq_size);
 	ssk->cq = NULL;
 err_bufs:
 	sdp_bufs_unmap(ssk);
@@ -487,8 +498,10 @@ int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
 	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->size,
 				      DMA_FROM_DEVICE);
 	err = ib_post_recv(ssk->qp, &wr, NULL);
-	if (!err)
+	if (!err) {
+		buf->posted = true;
 		ssk->rx_posted++;
+	}
 	return err;
 }
 
@@ -539,6 +552,8 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_sq_posted(ssk);
 	ssk->st.segs_out++;
 	ssk->tx_mseq++;
+	if (ssk->tx_returns)
+		ssk->tx_returns--;	/* it takes one of the peer's buffers */
 	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
 		ssk->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
 						   (h + 1))->len);
@@ -592,7 +607,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	lock_sock(sk);
 	rdma_destroy_qp(id);
 	ssk->qp = NULL;
-	ib_free_cq(ssk->cq);
+	ib_cq_pool_put(ssk->cq, ssk->cq_size);
 	ssk->cq = NULL;
 	sdp_bufs_unmap(ssk);
 	sdp_conn_release(ssk);
@@ -716,6 +731,7 @@ void sdp_conn_init(struct sdp_sock *ssk)
 	mutex_init(&ssk->teardown_lock);
 	INIT_WORK(&ssk->teardown_work, sdp_teardown_work);
 	sdp_timers_init(ssk);
+	sdp_mem_init(ssk);
 	sdp_zc_init(ssk);
 	sdp_buf_init(ssk, &ssk->ka_buf, SDP_BUF_PROBE);
 	INIT_LIST_HEAD(&ssk->backlog);

@@ -73,16 +73,18 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, ssk->peer_adverts) ||
 	    list_empty(&ssk->tx_free))
 		return -EAGAIN;
+	/* the SrcAvail, in stream order behind what is queued */
+	buf = sdp_tx_buf_take(ssk);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	reg->sink = false;
 	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, uarg,
 			    IB_ACCESS_REMOTE_READ);
-	if (n < 0)
+	if (n < 0) {
+		list_move(&buf->list, &ssk->tx_free);
+		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 		return n;
-
-	/* the SrcAvail, in stream order behind what is queued */
-	buf = list_first_entry(&ssk->tx_free, struct sdp_buf, list);
-	list_move_tail(&buf->list, &ssk->tx_queue);
-	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
+	}
 	buf->mid = SDP_MID_SRC_AVAIL;
 	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh) + sizeof(*a);

@@ -309,57 +309,47 @@ int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
 	return 0;
 }
 
-/**
- * sdp_zc_write - write the next part of a send into the peer's SinkAvail
- * @ssk: the socket, locked, with a usable SinkAvail of the peer's and
- *	 nothing queued before it
- * @msg: the send; its iterator moves past what was written
- *
- * RDMA-WRITEs from the sender's pinned pages, queues RdmaWrCompl behind
- * the writes and waits for them (their pages are pinned).
- *
- * Return: bytes written, or a negative errno.
+/* Post up to SDP_ZC_RW_OPS RDMA WRITEs of [*pos, len) of the SinkAvail.
+ * Return: ops posted; *stop when the rest must be copied (or the
+ * connection was reset).
  */
-ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
+static int sdp_zc_write_batch(struct sdp_sock *ssk, struct sdp_zc *zc,
+			      struct msghdr *msg, u32 len, u32 *pos, bool *stop)
 {
-	struct sock *sk = &ssk->sk;
-	struct sdp_zc *zc = sdp_zc_get(ssk);
-	u32 len, pos = 0, good = 0;
-	int i, n, posted = 0;
-	bool failed = false;
+	int n, posted = 0;
 
-	if (!zc)
-		return -ENOMEM;
-	len = min_t(size_t, iov_iter_single_seg_count(&msg->msg_iter),
-		    min_t(u32, ssk->zc_peer_sink.len,
-			  SDP_ZC_RW_OPS * SDP_ZC_CHUNK));
-	while (pos < len && posted < SDP_ZC_RW_OPS) {
+	while (*pos < len && posted < SDP_ZC_RW_OPS) {
 		struct sdp_zc_rw *rw = &zc->wr[posted];
 
 		n = sdp_zc_rw_prep(ssk, rw, &msg->msg_iter,
-				   min_t(u32, len - pos, SDP_ZC_CHUNK),
-				   ssk->zc_peer_sink.addr + pos,
+				   min_t(u32, len - *pos, SDP_ZC_CHUNK),
+				   ssk->zc_peer_sink.addr + *pos,
 				   ssk->zc_peer_sink.rkey);
 		if (n < 0 && rw->stuck) {
 			/* what it uses goes after the teardown's drain */
 			net_warn_ratelimited("ib_sdp: RDMA WRITE posted in part (%d), connection reset\n",
 					     n);
 			sdp_conn_abort(ssk, ECONNRESET, false);
-			posted++;
+			*stop = true;
+			return posted + 1;
+		}
+		if (n < 0) {
+			*stop = true;
 			break;
 		}
-		if (n < 0)
-			break;
-		pos += n;
+		*pos += n;
 		posted++;
 	}
-	if (!posted)
-		return 0;	/* copy instead */
-	ssk->zc_peer_sink.valid = false;
-	if (sdp_conn_usable(ssk)) {
-		ssk->zc_wrcompl = pos;	/* behind the writes, before any data */
-		sdp_tx_flush(ssk);
-	}
+	return posted;
+}
+
+/* Wait for @posted WRITEs; return the bytes they moved, or -ECONNRESET. */
+static int sdp_zc_write_reap(struct sdp_sock *ssk, struct sdp_zc *zc,
+			     int posted)
+{
+	bool failed = false;
+	u32 good = 0;
+	int i;
 
 	sdp_zc_wait(ssk, sdp_zc_rw_idle, zc->wr);
 	for (i = 0; i < posted; i++) {
@@ -372,8 +362,67 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 		else
 			failed = true;
 	}
-	if (failed)
-		return good ? good : -ECONNRESET;	/* the connection is gone */
+	return failed ? -ECONNRESET : good;
+}
+
+/* Queue the RdmaWrCompl of @pos bytes behind the writes, before any data. */
+static void sdp_zc_write_done(struct sdp_sock *ssk, u32 pos)
+{
+	ssk->zc_writing = false;
+	if (sdp_conn_usable(ssk)) {
+		ssk->zc_wrcompl = pos;
+		sdp_tx_flush(ssk);
+	}
+}
+
+/**
+ * sdp_zc_write - write the next part of a send into the peer's SinkAvail
+ * @ssk: the socket, locked, with a usable SinkAvail of the peer's and
+ *	 nothing queued before it
+ * @msg: the send; its iterator moves past what was written
+ *
+ * RDMA-WRITEs from the sender's pinned pages, SDP_ZC_RW_OPS at a time,
+ * queues RdmaWrCompl behind the last of them and waits for them (their
+ * pages are pinned).
+ *
+ * Return: bytes written, or a negative errno.
+ */
+ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc *zc = sdp_zc_get(ssk);
+	u32 len, pos = 0, good = 0;
+	bool stop = false, last;
+	int posted, n;
+
+	if (!zc)
+		return -ENOMEM;
+	len = min_t(size_t, iov_iter_single_seg_count(&msg->msg_iter),
+		    ssk->zc_peer_sink.len);
+	/* no SinkCancelAck before the RdmaWrCompl of what is written */
+	ssk->zc_writing = true;
+	do {
+		posted = sdp_zc_write_batch(ssk, zc, msg, len, &pos, &stop);
+		if (!posted && !good) {
+			ssk->zc_writing = false;
+			return 0;	/* copy instead */
+		}
+		ssk->zc_peer_sink.valid = false;
+		last = stop || pos >= len;
+		if (last)
+			sdp_zc_write_done(ssk, pos);
+		n = posted ? sdp_zc_write_reap(ssk, zc, posted) : 0;
+		if (n < 0) {
+			ssk->zc_writing = false;
+			return good ? good : n;	/* the connection is gone */
+		}
+		good += n;
+		/* withdrawn while we wrote: what is written is all */
+		if (!last && !ssk->zc_peer_sink.open) {
+			sdp_zc_write_done(ssk, pos);
+			break;
+		}
+	} while (!last);
 	SDP_ADD_STATS(sock_net(sk), SDP_MIB_TX_ZC_WRITE_BYTES, good);
 	return good;
 }

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: buffer memory that follows the traffic.
+ *
+ * An idle connection holds little: SDP_CTRL_BUFS + rx_size receive
+ * buffers of the size its Hello announced (rcvbuf_initial_size, 4 KiB by
+ * default), four header-sized control buffers, and no send buffer at
+ * all.  Send buffers are allocated when a send needs one, at the size the
+ * peer takes (tx_msg_max), and freed again once the connection has been
+ * idle for SDP_MEM_IDLE.
+ *
+ * Receive buffers grow on the data source's request, by the wire's
+ * ChRcvBuf / ChRcvBufAck (Documentation/wire.rst), when both sides
+ * announced SDP_CAP_RESIZE:
+ *
+ *  - A source whose sends queue up (sdp_tx_want_grow()) asks for larger
+ *    buffers with ChRcvBuf(size).  The sink grants what its limits allow
+ *    (rcvbuf_max_size, SO_RCVBUF or tcp_rmem[2] over the ring; never
+ *    below its Hello's size), posts every buffer it reposts from then on
+ *    at that size, and answers ChRcvBufAck(size) once no smaller buffer
+ *    is posted: the RQ is FIFO, so every message sent after the Ack lands
+ *    in a buffer that large.  Only then does the source send larger
+ *    messages.
+ *  - A source idle for SDP_MEM_IDLE lowers its own messages to the
+ *    Hello's size first, then sends ChRcvBuf(that size) and a "return"
+ *    (a header-only Data message, as a credit update) for every buffer
+ *    the sink had posted, as credits allow: each consumes one of the
+ *    large buffers, which the sink posts again small.
+ *
+ * A request is outstanding until its Ack (tx_req): a source sends no
+ * other, so an Ack always answers the last request.  A sink that cannot
+ * grant more answers with its current size; the source then waits
+ * SDP_MEM_IDLE before it asks again.
+ *
+ * Buffers are allocated and mapped in process context only: a receive
+ * buffer whose size no longer matches waits on ->rx_resize for the
+ * connection's mem_work, which reallocates and posts it.  If that fails,
+ * a growth not yet acknowledged is given up (the connection stays at the
+ * size it has); otherwise the buffer is tried again later.  Every
+ * allocation is charged to the owner's memory cgroup, and counted in
+ * /proc/net/sdpstats BufferBytes while it exists.
+ *
+ * Everything here runs under the socket lock.
+ */
+#include <linux/log2.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <net/tcp.h>
+
+#include "sdp.h"
+
+#define SDP_MEM_IDLE		HZ		/* idle before buffers shrink */
+#define SDP_MEM_RETRY		(HZ / 10)	/* after a failed allocation */
+
+static void sdp_mem_arm(struct sdp_sock *ssk, unsigned long delay)
+{
+	if (sdp_conn_usable(ssk))
+		sdp_timer_arm(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, delay);
+}
+
+/**
+ * sdp_buf_alloc - give a buffer memory of @size bytes, mapped for @dir
+ * @ssk: the socket, locked; process context
+ * @buf: the buffer; what it held before is released once the new memory
+ *	 is in place, and kept if the allocation fails
+ * @size: bytes
+ * @dir: DMA_FROM_DEVICE (receive) or DMA_TO_DEVICE (send)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
+		  enum dma_data_direction dir)
+{
+	struct ib_device *dev = ssk->sdev->ibdev;
+	struct mem_cgroup *old;
+	void *data;
+	u64 dma;
+
+	old = set_active_memcg(ssk->memcg);
+	data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(old);
+	if (!data)
+		goto fail;
+	dma = ib_dma_map_single(dev, data, size, dir);
+	if (ib_dma_mapping_error(dev, dma)) {
+		kfree(data);
+		goto fail;
+	}
+	sdp_buf_release(ssk, buf, dir);
+	buf->data = data;
+	buf->dma = dma;
+	buf->size = size;
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, size);
+	return 0;
+fail:
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_ALLOC_FAILS);
+	return -ENOMEM;
+}
+
+/* Unmap (if mapped) and free a buffer's memory; any context. */
+void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
+		     enum dma_data_direction dir)
+{
+	if (!buf->data)
+		return;
+	if (buf->dma && !WARN_ON_ONCE(dir == DMA_NONE))
+		ib_dma_unmap_single(ssk->sdev->ibdev, buf->dma, buf->size, dir);
+	kfree(buf->data);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, -(s64)buf->size);
+	buf->data = NULL;
+	buf->dma = 0;
+	buf->size = 0;
+}
+
+/**
+ * sdp_tx_buf_take - the next free send buffer, with memory for a message
+ * @ssk: the socket, locked; process context
+ *
+ * Return: the buffer, moved to the tail of ->tx_queue; NULL if none is
+ * free; ERR_PTR(-ENOMEM) if none could be given memory.  A buffer that
+ * cannot grow to tx_msg_max is used at the size it has (sdp_tx_room()).
+ */
+struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+
+	buf = list_first_entry_or_null(&ssk->tx_free, struct sdp_buf, list);
+	if (!buf)
+		return NULL;
+	if (buf->size < ssk->tx_msg_max &&
+	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_max, DMA_TO_DEVICE) &&
+	    !buf->data)
+		return ERR_PTR(-ENOMEM);
+	list_move_tail(&buf->list, &ssk->tx_queue);
+	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
+	sdp_mem_arm(ssk, SDP_MEM_IDLE);
+	return buf;
+}
+
+/* Free the memory of every free send buffer: the connection is idle. */
+static void sdp_tx_trim(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+
+	list_for_each_entry(buf, &ssk->tx_free, list)
+		sdp_buf_release(ssk, buf, DMA_TO_DEVICE);
+}
+
+/* The largest receive buffer this socket may post. */
+static u32 sdp_rcv_size_max(const struct sdp_sock *ssk)
+{
+	const struct sock *sk = &ssk->sk;
+	u32 max = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
+			  SDP_MAX_BUF_SIZE);
+	u32 space = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
+		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
+
+	max = min(max, space / sdp_rx_ring_size(ssk));
+	if (max < ssk->rcv_size_min)
+		return ssk->rcv_size_min;
+	return max(rounddown_pow_of_two(max), ssk->rcv_size_min);
+}
+
+/* True when every posted receive buffer holds at least @size bytes. */
+static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
+{
+	u32 i;
+
+	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
+		const struct sdp_buf *buf = &ssk->rx_ring[i];
+
+		if (buf->posted && buf->size < size)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * sdp_rx_ack_due - may the ChRcvBufAck owed to the peer go out now?
+ * @ssk: the socket, locked
+ */
+bool sdp_rx_ack_due(const struct sdp_sock *ssk)
+{
+	return ssk->rx_ack_owed && sdp_rx_posted_fit(ssk, ssk->rcv_size);
+}
+
+/* The ChRcvBufAck went out: the peer may now send rcv_size. */
+void sdp_rx_ack_sent(struct sdp_sock *ssk)
+{
+	ssk->rx_ack_owed = false;
+	ssk->rcv_acked = ssk->rcv_size;
+}
+
+/**
+ * sdp_rx_chrcvbuf - the peer asks for receive buffers of @size bytes
+ * @ssk: the socket, locked (any context)
+ * @size: the size asked for; any value (clamped to what we allow)
+ *
+ * Every request is answered by one ChRcvBufAck with the size we post
+ * from now on, once no smaller buffer is posted.
+ */
+void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
+{
+	struct net *net = sock_net(&ssk->sk);
+	u32 max = sdp_rcv_size_max(ssk);
+
+	size = clamp(size, ssk->rcv_size_min, max);
+	if (!is_power_of_2(size))
+		size = max_t(u32, rounddown_pow_of_two(size), ssk->rcv_size_min);
+	if (size > ssk->rcv_size)
+		SDP_INC_STATS(net, SDP_MIB_RCVBUF_GROWS);
+	else if (size < ssk->rcv_size)
+		SDP_INC_STATS(net, SDP_MIB_RCVBUF_SHRINKS);
+	ssk->rcv_size = size;
+	ssk->rx_ack_owed = true;
+}
+
+/**
+ * sdp_rx_post_or_defer - post a receive buffer again, or leave it to the
+ *	mem_work if its size does not match rcv_size
+ * @ssk: the socket, locked (any context)
+ * @buf: a receive buffer, consumed
+ *
+ * Return: 0, or the error of the post.
+ */
+int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	if (likely(buf->size == ssk->rcv_size))
+		return sdp_post_recv(ssk, buf);
+	list_add_tail(&buf->list, &ssk->rx_resize);
+	sdp_mem_arm(ssk, 0);
+	return 0;
+}
+
+/* Give the deferred receive buffers their new size and post them. */
+static void sdp_rx_resize_run(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf;
+
+	while ((buf = list_first_entry_or_null(&ssk->rx_resize,
+					       struct sdp_buf, list))) {
+		if (buf->size != ssk->rcv_size &&
+		    sdp_buf_alloc(ssk, buf, ssk->rcv_size, DMA_FROM_DEVICE)) {
+			/* a growth not yet announced can be given up; a
+			 * buffer larger than needed can be posted as it is
+			 */
+			if (ssk->rcv_acked < ssk->rcv_size)
+				ssk->rcv_size = ssk->rcv_acked;
+			if (buf->size < ssk->rcv_size) {
+				sdp_mem_arm(ssk, SDP_MEM_RETRY);
+				return;
+			}
+		}
+		list_del_init(&buf->list);
+		if (sdp_post_recv(ssk, buf)) {
+			net_warn_ratelimited("ib_sdp: post recv failed\n");
+			sdp_conn_abort(ssk, ECONNRESET, false);
+			return;
+		}
+	}
+}
+
+/**
+ * sdp_tx_want_grow - ask the peer for larger buffers if sends queue up
+ * @ssk: the socket, locked
+ *
+ * Called by sendmsg() when it has more than two messages' worth to send.
+ */
+void sdp_tx_want_grow(struct sdp_sock *ssk)
+{
+	u32 want = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
+			   SDP_MAX_BUF_SIZE);
+
+	if (!(ssk->peer_caps & SDP_CAP_RESIZE) || ssk->tx_req ||
+	    ssk->tx_msg_max >= want ||
+	    time_before(jiffies, ssk->tx_req_next))
+		return;
+	ssk->tx_req = want;
+	ssk->tx_req_send = true;
+	sdp_tx_flush(ssk);
+}
+
+/* The source is idle: messages back to the Hello's size, and the sink's
+ * large buffers returned to it.
+ */
+static void sdp_tx_shrink(struct sdp_sock *ssk)
+{
+	if (!(ssk->peer_caps & SDP_CAP_RESIZE) || ssk->tx_req ||
+	    ssk->tx_msg_max <= ssk->tx_msg_min)
+		return;
+	ssk->tx_msg_max = ssk->tx_msg_min;
+	ssk->tx_req = ssk->tx_msg_min;
+	ssk->tx_req_send = true;
+	/* the sink's ring, less the buffer the request itself takes */
+	ssk->tx_returns = ssk->remote_max_bufs + SDP_CTRL_BUFS - 1;
+	sdp_tx_flush(ssk);
+}
+
+/**
+ * sdp_tx_chrcvbuf_ack - the peer answered our ChRcvBuf
+ * @ssk: the socket, locked
+ * @size: the size it posts now
+ *
+ * Return: 0, or -EPROTO for an Ack nobody asked for.
+ */
+int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size)
+{
+	u32 req = ssk->tx_req;
+
+	if (!req || ssk->tx_req_send)
+		return -EPROTO;
+	ssk->tx_req = 0;
+	if (size < req) {
+		/* refused, or less than asked: not again for a while */
+		ssk->tx_req_next = jiffies + SDP_MEM_IDLE;
+		size = max(size, ssk->tx_msg_min);
+		if (size < ssk->tx_msg_max)
+			return -EPROTO;	/* we posted larger ones already */
+	}
+	ssk->tx_msg_max = min(size, req);
+	sdp_mem_arm(ssk, SDP_MEM_IDLE);
+	return 0;
+}
+
+/* Idle for SDP_MEM_IDLE: nothing queued, in flight or sent since. */
+static bool sdp_tx_idle(const struct sdp_sock *ssk)
+{
+	return list_empty(&ssk->tx_queue) && !ssk->tx_inflight &&
+	       !ssk->zc_src_count &&
+	       time_after_eq(jiffies, ssk->st.last_data_sent + SDP_MEM_IDLE);
+}
+
+static void sdp_mem_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(to_delayed_work(work),
+					    struct sdp_sock, mem_work);
+	struct sock *sk = &ssk->sk;
+
+	if (sdp_timer_claim(ssk, SDP_F_MEM_TIMER) && sdp_conn_usable(ssk)) {
+		sdp_rx_resize_run(ssk);
+		if (sdp_tx_idle(ssk)) {
+			sdp_tx_trim(ssk);
+			sdp_tx_shrink(ssk);
+		} else {
+			sdp_mem_arm(ssk, SDP_MEM_IDLE);
+		}
+		sdp_tx_flush(ssk);
+	}
+	release_sock(sk);
+	sock_put(sk);	/* sdp_timer_arm()'s */
+}
+
+void sdp_mem_init(struct sdp_sock *ssk)
+{
+	INIT_DELAYED_WORK(&ssk->mem_work, sdp_mem_work);
+	INIT_LIST_HEAD(&ssk->rx_resize);
+}
