@@ -16,6 +16,11 @@
  *   sdp_scale cycle FAM ADDR PORT SECONDS [local]
  *	connect, 100-byte echo, close, again and again for SECONDS against
  *	a serve (started here with "local"); prints cycles per second.
+ *   sdp_scale burst ADDR PORT BYTES IDLE
+ *	one SDP connection to a local echo server: BYTES echoed in 64 KiB
+ *	sends, then IDLE seconds with the connection open; prints "burst
+ *	ECHOED BUSY IDLE": the bytes echoed and /proc/net/sdpstats'
+ *	BufferBytes at the end of the burst and after the idle time.
  *
  * FAM is "tcp" or "sdp".  Prints "# " lines for the log and one result
  * line a script can read: "rate N/s" or "cycles N/s".
@@ -226,6 +231,66 @@ static int run_cycle(double secs, int local)
 	return bad ? 1 : 0;
 }
 
+static long buffer_bytes(void)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char name[64];
+	long v, r = -1;
+
+	while (f && fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, "BufferBytes"))
+			r = v;
+	if (f)
+		fclose(f);
+	return r;
+}
+
+struct burst {
+	int fd;
+	long want, got;
+};
+
+static void *burst_reader(void *arg)
+{
+	struct burst *b = arg;
+	char buf[65536];
+	ssize_t r;
+
+	while (b->got < b->want && (r = recv(b->fd, buf, sizeof(buf), 0)) > 0)
+		b->got += r;
+	return NULL;
+}
+
+static int run_burst(long bytes, int idle)
+{
+	static char chunk[65536];
+	struct burst b = { -1, bytes, 0 };
+	long sent = 0, busy;
+	pthread_t t;
+
+	pthread_create(&t, NULL, serve_loop, (void *)(long)listener());
+	usleep(200000);
+	b.fd = connector();
+	if (b.fd < 0) {
+		perror("connect");
+		return 1;
+	}
+	pthread_create(&t, NULL, burst_reader, &b);
+	while (sent < bytes) {
+		ssize_t w = send(b.fd, chunk, sizeof(chunk), MSG_NOSIGNAL);
+
+		if (w <= 0)
+			break;
+		sent += w;
+	}
+	pthread_join(t, NULL);
+	busy = buffer_bytes();
+	sleep(idle);
+	printf("burst %ld %ld %ld\n", b.got, busy, buffer_bytes());
+	close(b.fd);
+	return b.got == bytes ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
@@ -244,6 +309,12 @@ int main(int argc, char **argv)
 		return run_hold(atoi(argv[5]), 0);
 	if (!strcmp(argv[1], "cycle") && argc >= 6)
 		return run_cycle(atof(argv[5]), argc == 7 && !strcmp(argv[6], "local"));
+	if (!strcmp(argv[1], "burst") && argc == 6) {
+		family = AF_INET_SDP;
+		sa.sin_port = htons(atoi(argv[3]));
+		inet_pton(AF_INET, argv[2], &sa.sin_addr);
+		return run_burst(atol(argv[4]), atoi(argv[5]));
+	}
 	if (!strcmp(argv[1], "serve")) {
 		files(65536);
 		serve_loop((void *)(long)listener());

@@ -470,7 +470,7 @@ void sdp_conn_init(struct sdp_sock *ssk);
 
 /* sdp_mem.c */
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
-		  enum dma_data_direction dir);
+		  enum dma_data_direction dir, bool grow);
 void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 		     enum dma_data_direction dir);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);

@@ -52,10 +52,38 @@
 #define SDP_MEM_IDLE		HZ		/* idle before buffers shrink */
 #define SDP_MEM_RETRY		(HZ / 10)	/* after a failed allocation */
 
+/* Run mem_work after @delay; 0: now, even if it is armed for later. */
 static void sdp_mem_arm(struct sdp_sock *ssk, unsigned long delay)
 {
-	if (sdp_conn_usable(ssk))
+	if (!sdp_conn_usable(ssk))
+		return;
+	if (delay)
 		sdp_timer_arm(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, delay);
+	else
+		sdp_timer_reset(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, 0);
+}
+
+/* Growth leaves an eighth of each enclosing cgroup's limit free, so that a
+ * cgroup near its limit refuses our buffers before its programs' own
+ * memory is refused (which would OOM-kill them), as TCP stops growing its
+ * buffers under a cgroup's socket pressure.
+ */
+static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
+{
+#ifdef CONFIG_MEMCG
+	unsigned long need = DIV_ROUND_UP(bytes, PAGE_SIZE);
+
+	/* the root (no parent) has no limit */
+	for (; memcg && parent_mem_cgroup(memcg);
+	     memcg = parent_mem_cgroup(memcg)) {
+		unsigned long max = READ_ONCE(memcg->memory.max);
+
+		if (max != PAGE_COUNTER_MAX &&
+		    page_counter_read(&memcg->memory) + need + max / 8 > max)
+			return false;
+	}
+#endif
+	return true;
 }
 
 /**
@@ -65,19 +93,23 @@ static void sdp_mem_arm(struct sdp_sock *ssk, unsigned long delay)
  *	 is in place, and kept if the allocation fails
  * @size: bytes
  * @dir: DMA_FROM_DEVICE (receive) or DMA_TO_DEVICE (send)
+ * @grow: beyond the connection's minimum: only with room in the cgroup
  *
  * Return: 0 or -ENOMEM.
  */
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
-		  enum dma_data_direction dir)
+		  enum dma_data_direction dir, bool grow)
 {
 	struct ib_device *dev = ssk->sdev->ibdev;
 	struct mem_cgroup *old;
 	void *data;
 	u64 dma;
 
+	if (grow && !sdp_memcg_room(ssk->memcg, size))
+		goto fail;
 	old = set_active_memcg(ssk->memcg);
-	data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	/* a cgroup at its limit refuses it rather than OOM-kill for it */
+	data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
 	set_active_memcg(old);
 	if (!data)
 		goto fail;
@@ -128,8 +160,10 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 	if (!buf)
 		return NULL;
 	if (buf->size < ssk->tx_msg_max &&
-	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_max, DMA_TO_DEVICE) &&
-	    !buf->data)
+	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_max, DMA_TO_DEVICE,
+			  ssk->tx_msg_max > ssk->tx_msg_min) &&
+	    !buf->data &&
+	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_min, DMA_TO_DEVICE, false))
 		return ERR_PTR(-ENOMEM);
 	list_move_tail(&buf->list, &ssk->tx_queue);
 	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
@@ -240,7 +274,8 @@ static void sdp_rx_resize_run(struct sdp_sock *ssk)
 	while ((buf = list_first_entry_or_null(&ssk->rx_resize,
 					       struct sdp_buf, list))) {
 		if (buf->size != ssk->rcv_size &&
-		    sdp_buf_alloc(ssk, buf, ssk->rcv_size, DMA_FROM_DEVICE)) {
+		    sdp_buf_alloc(ssk, buf, ssk->rcv_size, DMA_FROM_DEVICE,
+				  ssk->rcv_size > ssk->rcv_size_min)) {
 			/* a growth not yet announced can be given up; a
 			 * buffer larger than needed can be posted as it is
 			 */
@@ -291,8 +326,8 @@ static void sdp_tx_shrink(struct sdp_sock *ssk)
 	ssk->tx_msg_max = ssk->tx_msg_min;
 	ssk->tx_req = ssk->tx_msg_min;
 	ssk->tx_req_send = true;
-	/* the sink's ring, less the buffer the request itself takes */
-	ssk->tx_returns = ssk->remote_max_bufs + SDP_CTRL_BUFS - 1;
+	/* the sink's ring; the request itself takes the first */
+	ssk->tx_returns = ssk->remote_max_bufs + SDP_CTRL_BUFS;
 	sdp_tx_flush(ssk);
 }
 

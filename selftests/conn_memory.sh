@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What a connection costs, and that its buffers follow the traffic:
+#  - N (2000) idle connections, both ends in this VM, each checked with a
+#    100-byte echo: an end costs at most 128 KiB of MemAvailable in all,
+#    of which at most 64 KiB buffers (BufferBytes); TCP's figure printed
+#    next to it; after close every buffer is freed and the memory is back;
+#  - a bulk transfer makes the receive buffers grow (ChRcvBuf: larger
+#    messages), and a second of idleness shrinks them back to the idle size
+#    while the connection stays open;
+#  - in a memory cgroup too small for the grown buffers, growth is refused
+#    (BufferAllocFails).
+. "$(dirname "$0")/lib.sh"
+
+addr=$(rxe-up) || exit 1
+sdp_unload
+sdp_load || exit 1
+n=${SDP_SCALE_N:-2000}
+
+avail() { awk '/^MemAvailable/ {print $2}' /proc/meminfo; }
+settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
+
+# hold FAM: open $n connections, print "KiB-per-end setup-rate", keep them
+# open until hold_end.
+hold() {
+	settle
+	m0=$(avail)
+	b0=$(sdp_stat BufferBytes)
+	coproc H { sdp_scale hold "$1" "$addr" 7900 "$n"; }
+	local l rate=0
+	while read -r l <&"${H[0]}"; do
+		echo "# $1: $l"
+		case $l in
+		rate*) rate=${l#rate } ;;
+		ready) break ;;
+		esac
+	done
+	sleep 2
+	m1=$(avail)
+	b1=$(sdp_stat BufferBytes)
+	kib=$(((m0 - m1) / (2 * n)))
+	bufkib=$(((b1 - b0) / (2 * n) / 1024))
+	echo "# $1: $n connections: $kib KiB per end, $rate"
+}
+hold_end() {
+	exec {H[1]}>&-
+	wait "$H_PID"
+}
+
+hold tcp
+tcp_kib=$kib
+hold_end
+hold sdp
+check "$n SDP connections set up and echo-checked" test "$rate" != 0
+check "an idle end costs at most 128 KiB ($kib KiB; TCP $tcp_kib KiB)" \
+	test "$kib" -le 128
+check "of which at most 64 KiB buffers ($bufkib KiB)" test "$bufkib" -le 64
+used=$((m0 - m1))
+hold_end
+wait_for test "$(sdp_inuse)" = 0
+check_eq "every buffer freed after close" 0 "$(sdp_stat BufferBytes)"
+settle
+check "the memory is back ($(((m0 - $(avail)) / 1024)) of $((used / 1024)) MiB missing)" \
+	test $((m0 - $(avail))) -lt $((used / 4 + (16 << 10)))
+
+# ---- growth under load, shrink when idle -------------------------------------
+echo 0 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh	# BCopy only
+idle=$(sdp_stat BufferBytes)
+tx0=$(sdp_stat TxData)
+out=$(timeout 120 sdp_scale burst "$addr" 7910 $((16 << 20)) 3)
+read -r _ got busy after <<<"$out"
+echo "# echoed $got bytes; buffers $busy B while busy, $after B after 3 s idle (idle size $idle + one connection)"
+check_eq "16 MiB echoed" $((16 << 20)) "$got"
+check "the receive buffers grew ($(sdp_stat RcvBufGrows) grants)" \
+	test "$(sdp_stat RcvBufGrows)" -gt 0
+msgs=$(($(sdp_stat TxData) - tx0))
+check "messages larger than the first buffers ($msgs for 32 MiB)" \
+	test "$msgs" -gt 0 -a "$msgs" -lt $((2 * (16 << 20) / 4096))
+check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
+	test "$(sdp_stat RcvBufShrinks)" -gt 0
+check "to the idle size ($after B, at most 2 x 64 KiB)" \
+	test "${after:-999999999}" -le $((2 * 64 * 1024))
+
+# ---- a memory cgroup too small for grown buffers ---------------------------------
+cg=/sys/fs/cgroup
+mountpoint -q $cg || mount -t cgroup2 none $cg
+echo +memory >$cg/cgroup.subtree_control
+cgrun() {	# NAME LIMIT: 8 streams of 8 MiB in a new cgroup, BCopy
+	mkdir -p $cg/$1
+	echo "$2" >$cg/$1/memory.max
+	(echo $BASHPID >$cg/$1/cgroup.procs
+	 sdp_stream server sdp "$addr" 7920 8 >/tmp/cgsrv.out 2>&1 &
+	 timeout 300 sdp_stream client sdp "$addr" 7920 8 $((8 << 20)) 5 \
+		>/tmp/cgcli.out 2>&1
+	 rc=$?
+	 wait
+	 exit $rc)
+}
+cgstat() {	# NAME KEY
+	awk -v k="$2" '$1 == k {print $2}' $cg/$1/memory.stat
+}
+cgrun sdpfree max
+echo "# unlimited: peak $(($(cat $cg/sdpfree/memory.peak) >> 20)) MiB, kernel $(($(cgstat sdpfree kernel) >> 20)) MiB, anon $(($(cgstat sdpfree anon) >> 20)) MiB"
+limit=${SDP_CG_LIMIT:-$((18 << 20))}
+fails0=$(sdp_stat BufferAllocFails)
+cgrun sdpm $limit
+rc=$?
+tail -1 /tmp/cgcli.out | sed 's/^/# /'
+check "growth refused near the cgroup's limit ($(($(sdp_stat BufferAllocFails) - fails0)) allocations)" \
+	test "$(sdp_stat BufferAllocFails)" -gt "$fails0"
+# Known gap (issue 13 note): the streams themselves are not yet asserted:
+# in this cgroup a stream program is still OOM-killed, though SDP's growth
+# is refused.
+echo "# limited: exit $rc, oom_kill $(awk '$1 == "oom_kill" {print $2}' $cg/sdpm/memory.events), peak $(($(cat $cg/sdpm/memory.peak) >> 20)) MiB"
+rmdir $cg/sdpm $cg/sdpfree 2>/dev/null
+echo 65536 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh
+
+sdp_check_clean
+finish
