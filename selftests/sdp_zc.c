@@ -259,8 +259,16 @@ static void sizes_recv(int fd)
 	printf("# threshold %d\n", thresh);
 	for (i = 0; i < n; i++) {
 		unsigned char *p = buf + c[i].roff;
-		ssize_t got = recv_all(fd, p, c[i].size, c[i].chunk);
-		size_t at = got == (ssize_t)c[i].size ?
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+		size_t at;
+
+		/* the SrcAvail first: these reads take the read-based path
+		 * (a reader already waiting offers a SinkAvail: "sink")
+		 */
+		poll(&pfd, 1, 10000);
+		got = recv_all(fd, p, c[i].size, c[i].chunk);
+		at = got == (ssize_t)c[i].size ?
 			    first_bad(p, got, c[i].seed) : 0;
 
 		CHECK(got == (ssize_t)c[i].size && at == c[i].size,
