@@ -78,12 +78,15 @@ fuzz:
 		selftests/run_tests.sh vm fuzz.sh
 
 # Not a test: SDP against raw verbs on the same device (testbed/bench),
-# ZCopy against BCopy and RDMA READ (testbed/bench-zcopy).
+# ZCopy against BCopy and RDMA READ (testbed/bench-zcopy), connection cost
+# and setup rate against TCP and rsockets (testbed/bench-scale; BASE_KO=
+# an older ib_sdp.ko adds "before" figures).
 bench:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/bench $(ROUNDS)
 	testbed/bench-zcopy
+	testbed/bench-scale $(BASE_KO)
 
 checkpatch:
 	testbed/checkpatch
