@@ -95,8 +95,8 @@ static void sdp_sk_destruct(struct sock *sk)
 	struct sdp_sock *ssk = sdp_sk(sk);
 
 	WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags));
-	sdp_bufs_free(ssk);
-	sdp_zc_free(ssk);
+	if (ssk->conn)
+		sdp_conn_put(ssk->conn);
 	mem_cgroup_put(ssk->memcg);
 	sdp_sock_list_del(ssk);
 	mutex_destroy(&ssk->teardown_lock);
@@ -138,89 +138,13 @@ struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 	INIT_LIST_HEAD(&ssk->accept_queue);
 	INIT_LIST_HEAD(&ssk->accept_node);
 	sdp_cm_init(ssk);
-	sdp_conn_init(ssk);
 	sock_prot_inuse_add(net, &sdp_proto, 1);
 	ssk->proc_id = U32_MAX;
-	if (sdp_sock_list_add(ssk)) {
+	if (sdp_conn_init(ssk) || sdp_sock_list_add(ssk)) {
 		sk_free(sk);	/* runs sdp_sk_destruct() */
 		return NULL;
 	}
 	return sk;
-}
-
-/* Under the socket lock: what close() does to the connection. */
-static void sdp_close_conn(struct sdp_sock *ssk)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sock *sk = &ssk->sk;
-	long timeo;
-
-	switch (sk->sk_state) {
-	case TCP_SYN_SENT:
-	case TCP_SYN_RECV:
-		sdp_conn_abort(ssk, 0, false);
-		break;
-	case TCP_ESTABLISHED:
-	case TCP_CLOSE_WAIT:
-	case TCP_FIN_WAIT1:
-	case TCP_FIN_WAIT2:
-	case TCP_CLOSING:
-	case TCP_LAST_ACK:
-		/* unread data or SO_LINGER {1, 0}: reset, as TCP does */
-		if (ssk->rcv_nxt != ssk->copied_seq ||
-		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
-			sdp_conn_abort(ssk, 0, true);
-			break;
-		}
-		sdp_shutdown_send(ssk);
-		if (!sock_flag(sk, SOCK_LINGER) || (current->flags & PF_EXITING))
-			break;
-		/* SO_LINGER: wait until the peer has all, or the time is up */
-		timeo = sk->sk_lingertime;
-		add_wait_queue(sk_sleep(sk), &wait);
-		while (timeo && !signal_pending(current) &&
-		       !test_bit(SDP_F_DISCONN_DONE, &ssk->flags) &&
-		       sdp_conn_usable(ssk))
-			sk_wait_event(sk, &timeo,
-				      test_bit(SDP_F_DISCONN_DONE, &ssk->flags) ||
-				      !sdp_conn_usable(ssk), &wait);
-		remove_wait_queue(sk_sleep(sk), &wait);
-		break;
-	}
-	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-}
-
-/**
- * sdp_sk_orphan_put - close a socket on behalf of its owner and drop the
- *		       owner's reference
- * @sk: the socket, not locked
- * @in_handler: called from the rdma_cm handler of the socket's own id
- *
- * Return: in the handler, 1 if rdma_cm must destroy the id; else 0.
- */
-int sdp_sk_orphan_put(struct sock *sk, bool in_handler)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct rdma_cm_id *id = NULL;
-	int ret = 0;
-
-	lock_sock(sk);
-	sdp_close_conn(ssk);
-	sock_orphan(sk);
-	if (!test_bit(SDP_F_CONN, &ssk->flags)) {
-		id = ssk->cm_id;
-		ssk->cm_id = NULL;
-	} else {
-		sdp_fin_timer_arm(ssk);
-	}
-	release_sock(sk);
-
-	if (id && in_handler)
-		ret = 1;
-	else if (id)
-		rdma_destroy_id(id);	/* not under the lock: see sdp.h */
-	sock_put(sk);
-	return ret;
 }
 
 static int sdp_release(struct socket *sock)

@@ -15,10 +15,17 @@
  *                          (sdp_conn_teardown());
  *                        - one per queued work item (teardown, fin timer).
  *
+ *  struct sdp_conn     one connection of a socket (QP, CQ share, PD,
+ *                      rings, credits, buffer sizes, ZCopy state), kref'd:
+ *                      the socket holds its current one (ssk->conn, never
+ *                      NULL), which a new connection replaces as a whole
+ *                      (sdp_conn_create()); sendmsg()/recvmsg() hold the
+ *                      one they use while they sleep.  See its comment.
+ *
  *  struct sdp_device   one per RDMA device (sdp_dev.c), refcounted; each
  *                      connection holds a reference while it uses the
  *                      device.  Every connection has a protection domain
- *                      of its own (ssk->pd), so that a key advertised on
+ *                      of its own (conn->pd), so that a key advertised on
  *                      one connection works on no other.
  *
  *  rdma_cm_id          owned by the socket.  Whoever sets ssk->cm_id to
@@ -150,6 +157,107 @@ enum {
 	SDP_F_WIN_STALL,	/* waiting for the peer's credits or reads */
 };
 
+/**
+ * struct sdp_conn - one connection of a socket
+ *
+ * Its QP, CQ share and protection domain, its rings and credits, its
+ * buffer sizes and its ZCopy state.  A socket always has one (ssk->conn):
+ * an empty one from its creation, and a new one for each connection it
+ * makes or accepts (sdp_conn_create()), which replaces the last as a
+ * whole, so nothing of an earlier connection can leak into the next.
+ * References (ref): the socket's, dropped when it is replaced or the
+ * socket destroyed; and one for each thread that sleeps with the socket
+ * lock released and goes on using it (sdp_conn_get()).  The fields are
+ * under the socket lock, as those of struct sdp_sock.
+ */
+struct sdp_conn {
+	struct kref		ref;
+	struct sdp_sock		*ssk;		/* its socket */
+
+	/* verbs resources (SDP_F_CONN) */
+	struct sdp_device	*sdev;
+	struct ib_pd		*pd;		/* this connection's alone */
+	struct ib_cq		*cq;		/* from the device's CQ pool */
+	u32			cq_size;	/* entries taken from it */
+	struct ib_qp		*qp;
+	u32			port_num;
+	u32			max_inline;
+
+	/* the stall watchdog and keepalive (sdp_timer.c) */
+	u32			tx_wrs;		/* signaled send WRs not completed */
+	unsigned long		tx_wr_stamp;	/* jiffies: last send completion */
+	unsigned long		tx_win_stamp;	/* jiffies: the peer's last credit
+						 * or read, or the stall's start
+						 */
+	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
+	u8			ka_probes;	/* probes unanswered */
+
+	/* receive side */
+	struct list_head	rx_early;	/* received before the HelloAck */
+	struct sdp_buf		*rx_ring;
+	u32			rx_size;	/* buffers the peer gets credits for */
+	u32			rcv_size;	/* bytes per receive buffer posted */
+	u32			rcv_size_min;	/* as in our Hello */
+	u32			rcv_acked;	/* in our last ChRcvBufAck */
+	bool			rx_ack_owed;	/* a ChRcvBufAck to send */
+	struct list_head	rx_resize;	/* consumed, to post at rcv_size */
+	u32			rx_posted;	/* buffers posted to the RQ */
+	struct list_head	rx_queue;	/* buffers with unread data */
+	u32			rx_mseq;	/* mseq of the last message received */
+	u32			adv_bufs;	/* bufs in the last header we sent */
+	u32			adv_ack;	/* mseq_ack in the last header we sent */
+
+	/* send side */
+	struct sdp_buf		*tx_ring;	/* memory given on demand */
+	u32			tx_size;
+	u32			tx_msg_max;	/* largest message the peer takes */
+	u32			tx_msg_min;	/* as in its Hello */
+	u32			tx_req;		/* ChRcvBuf size not yet acked */
+	bool			tx_req_send;	/* that ChRcvBuf not sent yet */
+	u32			tx_returns;	/* messages to send, empty if need
+						 * be, for the peer's large buffers
+						 */
+	unsigned long		tx_req_next;	/* jiffies: no request before */
+	struct list_head	tx_free;
+	struct list_head	tx_queue;	/* filled, not yet posted */
+	u32			tx_inflight;	/* data messages posted, not completed */
+	struct sdp_buf		*ctrl_ring;
+	struct list_head	ctrl_free;
+	u32			tx_mseq;	/* mseq of the last message sent */
+	u32			remote_ack;	/* mseq_ack from the peer */
+	u32			remote_bufs;	/* bufs from the peer */
+	u32			remote_max_bufs; /* bufs in its Hello/HelloAck */
+
+	/* for TCP_INFO */
+	struct sdp_conn_stats	st;
+
+	/* ZCopy (sdp_zcopy.c); zc is allocated on first use */
+	struct sdp_zc		*zc;
+	u32			peer_caps;	/* SDP_CAP_* both sides have */
+	u8			peer_adverts;	/* SrcAvails the peer takes */
+	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
+	u64			zc_adv_posted;	/* of them, in SrcAvails posted */
+	u64			zc_read_total;	/* of them, reported read */
+	u32			zc_rx_count;	/* peer's SrcAvails not yet read */
+	u32			zc_bounce;	/* bytes read ahead, not yet read */
+	u32			zc_rdcompl;	/* bytes read, RdmaRdCompl to send */
+	bool			zc_cancel;	/* SrcAvailCancel to send */
+	bool			zc_sinkavail;	/* our SinkAvail to send */
+	bool			zc_sink_cancel;	/* SinkAvailCancel to send */
+	bool			zc_cancel_ack;	/* SinkCancelAck to send */
+	u32			zc_wrcompl;	/* RdmaWrCompl to send: bytes */
+	bool			zc_writing;	/* RDMA WRITEs under way */
+	u32			zc_data_mseq;	/* our last data-bearing message */
+	struct {			/* the peer's SinkAvail */
+		u64		addr;
+		u32		rkey;
+		u32		len;
+		u32		ack;	/* its mseq_ack */
+		bool		valid;	/* not used nor withdrawn yet */
+		bool		open;	/* not withdrawn: a cancel may come */
+	}			zc_peer_sink;
+};
+
 struct sdp_sock {
 	struct sock		sk;		/* must be first */
 	struct rdma_cm_id	*cm_id;		/* see "rdma_cm_id" above */
@@ -192,104 +300,30 @@ struct sdp_sock {
 						 * us allocate is charged there
 						 */
 
-	/* connection resources (SDP_F_CONN) */
-	struct sdp_device	*sdev;
-	struct ib_pd		*pd;		/* this connection's alone */
-	struct ib_cq		*cq;		/* from the device's CQ pool */
-	u32			cq_size;	/* entries taken from it */
-	struct ib_qp		*qp;
-	u32			port_num;
-	u32			max_inline;
+	/* the connection: see struct sdp_conn */
+	struct sdp_conn		*conn;		/* never NULL */
 	struct mutex		teardown_lock;	/* serialises sdp_conn_teardown() */
 	struct work_struct	teardown_work;
 	struct delayed_work	fin_work;
 	struct delayed_work	cork_work;	/* TCP_CORK / MSG_MORE ceiling */
 	struct delayed_work	ka_work;	/* keepalive */
 	struct delayed_work	tx_work;	/* the stall watchdog */
-	u32			tx_wrs;		/* signaled send WRs not completed */
-	unsigned long		tx_wr_stamp;	/* jiffies: last send completion */
-	unsigned long		tx_win_stamp;	/* jiffies: the peer's last credit
-						 * or read, or the stall's start
-						 */
-	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
-	u8			ka_probes;	/* probes unanswered */
 	struct list_head	backlog;	/* completions deferred to release_cb */
-	struct list_head	rx_early;	/* received before the HelloAck */
-
-	/* receive side */
-	struct sdp_buf		*rx_ring;
-	u32			rx_size;	/* buffers the peer gets credits for */
-	u32			rcv_size;	/* bytes per receive buffer posted */
-	u32			rcv_size_min;	/* as in our Hello */
-	u32			rcv_acked;	/* in our last ChRcvBufAck */
-	bool			rx_ack_owed;	/* a ChRcvBufAck to send */
-	struct list_head	rx_resize;	/* consumed, to post at rcv_size */
 	struct delayed_work	mem_work;	/* sdp_mem.c */
-	u32			rx_posted;	/* buffers posted to the RQ */
-	struct list_head	rx_queue;	/* buffers with unread data */
+
+	/* the stream, read without the lock by poll and /proc */
 	u32			rcv_nxt;	/* stream bytes received, READ_ONCE */
 	u32			copied_seq;	/* stream bytes consumed, READ_ONCE */
 	u32			urg_seq;	/* stream offset of the urgent byte */
 	u16			urg_data;	/* TCP_URG_* | the urgent byte */
-	u32			rx_mseq;	/* mseq of the last message received */
-	u32			adv_bufs;	/* bufs in the last header we sent */
-	u32			adv_ack;	/* mseq_ack in the last header we sent */
-
-	/* send side */
-	struct sdp_buf		*tx_ring;	/* memory given on demand */
-	u32			tx_size;
-	u32			tx_msg_max;	/* largest message the peer takes */
-	u32			tx_msg_min;	/* as in its Hello */
-	u32			tx_req;		/* ChRcvBuf size not yet acked */
-	bool			tx_req_send;	/* that ChRcvBuf not sent yet */
-	u32			tx_returns;	/* messages to send, empty if need
-						 * be, for the peer's large buffers
-						 */
-	unsigned long		tx_req_next;	/* jiffies: no request before */
-	struct list_head	tx_free;
 	u32			tx_nfree;	/* READ_ONCE in poll */
-	struct list_head	tx_queue;	/* filled, not yet posted */
 	u32			tx_queued;	/* payload bytes in tx_queue */
-	u32			tx_inflight;	/* data messages posted, not completed */
 	u32			tx_inflight_bytes;
-	struct sdp_buf		*ctrl_ring;
-	struct list_head	ctrl_free;
-	u32			tx_mseq;	/* mseq of the last message sent */
-	u32			remote_ack;	/* mseq_ack from the peer */
-	u32			remote_bufs;	/* bufs from the peer */
-	u32			remote_max_bufs; /* bufs in its Hello/HelloAck */
 
-	/* for TCP_INFO */
-	struct sdp_conn_stats	st;
-
-	/* ZCopy (sdp_zcopy.c); zc is allocated on first use */
-	struct sdp_zc		*zc;
-	u32			peer_caps;	/* SDP_CAP_* both sides have */
-	u8			peer_adverts;	/* SrcAvails the peer takes */
+	/* ZCopy, the socket's side (struct sdp_conn has the rest) */
 	u32			zc_src_count;	/* SrcAvails advertised, not done */
 	u32			zc_src_bytes;	/* their bytes, for SIOCOUTQ */
-	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
-	u64			zc_adv_posted;	/* of them, in SrcAvails posted */
-	u64			zc_read_total;	/* of them, reported read */
-	u32			zc_rx_count;	/* peer's SrcAvails not yet read */
-	u32			zc_bounce;	/* bytes read ahead, not yet read */
-	u32			zc_rdcompl;	/* bytes read, RdmaRdCompl to send */
 	u32			zc_readers;	/* threads waiting in recvmsg() */
-	bool			zc_cancel;	/* SrcAvailCancel to send */
-	bool			zc_sinkavail;	/* our SinkAvail to send */
-	bool			zc_sink_cancel;	/* SinkAvailCancel to send */
-	bool			zc_cancel_ack;	/* SinkCancelAck to send */
-	u32			zc_wrcompl;	/* RdmaWrCompl to send: bytes */
-	bool			zc_writing;	/* RDMA WRITEs under way */
-	u32			zc_data_mseq;	/* our last data-bearing message */
-	struct {			/* the peer's SinkAvail */
-		u64		addr;
-		u32		rkey;
-		u32		len;
-		u32		ack;	/* its mseq_ack */
-		bool		valid;	/* not used nor withdrawn yet */
-		bool		open;	/* not withdrawn: a cancel may come */
-	}			zc_peer_sink;
 	struct delayed_work	zc_work;	/* read-ahead */
 	wait_queue_head_t	zc_wait;	/* RDMA ops, keys settling */
 };
@@ -304,20 +338,20 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
  */
 static inline u32 sdp_rx_ring_size(const struct sdp_sock *ssk)
 {
-	return ssk->rx_size + SDP_CTRL_BUFS;
+	return ssk->conn->rx_size + SDP_CTRL_BUFS;
 }
 
 /* The receive buffers we advertise: those posted, less the control ones. */
 static inline u32 sdp_rx_adv(const struct sdp_sock *ssk)
 {
-	return ssk->rx_posted > SDP_CTRL_BUFS ?
-	       ssk->rx_posted - SDP_CTRL_BUFS : 0;
+	return ssk->conn->rx_posted > SDP_CTRL_BUFS ?
+	       ssk->conn->rx_posted - SDP_CTRL_BUFS : 0;
 }
 
 /* Send credits: the peer's posted buffers our messages may still fill. */
 static inline int sdp_tx_credits(const struct sdp_sock *ssk)
 {
-	return (s32)(ssk->remote_ack - ssk->tx_mseq) + (s32)ssk->remote_bufs;
+	return (s32)(ssk->conn->remote_ack - ssk->conn->tx_mseq) + (s32)ssk->conn->remote_bufs;
 }
 
 /* Bytes received and not yet read (lockless readers: poll, /proc). */
@@ -431,7 +465,6 @@ extern int sdp_max_embryos;
 extern struct workqueue_struct *sdp_wq;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
-int sdp_sk_orphan_put(struct sock *sk, bool in_handler);
 int sdp_addr_family(const struct sock *sk);
 
 /* sdp_dev.c */
@@ -454,19 +487,28 @@ void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
 
-/* sdp_verbs.c */
-int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
+/* sdp_close.c */
+int sdp_sk_orphan_put(struct sock *sk, bool in_handler);
+void sdp_shutdown_send(struct sdp_sock *ssk);
+void sdp_close_if_done(struct sdp_sock *ssk);
+void sdp_disconn_done(struct sdp_sock *ssk);
 void sdp_conn_teardown(struct sdp_sock *ssk);
 void sdp_conn_queue_teardown(struct sdp_sock *ssk);
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);
 void sdp_flushed(struct sdp_sock *ssk);
-void sdp_bufs_free(struct sdp_sock *ssk);
+void sdp_close_init(struct sdp_sock *ssk);
+
+/* sdp_verbs.c */
+void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id);
+int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
 void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
 void sdp_sq_posted(struct sdp_sock *ssk);
-void sdp_conn_init(struct sdp_sock *ssk);
+int sdp_conn_init(struct sdp_sock *ssk);
+struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
+void sdp_conn_put(struct sdp_conn *conn);
 
 /* sdp_mem.c */
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
@@ -486,7 +528,7 @@ void sdp_mem_init(struct sdp_sock *ssk);
 static inline u32 sdp_tx_room(const struct sdp_sock *ssk,
 			      const struct sdp_buf *buf)
 {
-	return min(buf->size, ssk->tx_msg_max);
+	return min(buf->size, ssk->conn->tx_msg_max);
 }
 
 /* sdp_timer.c */
@@ -510,7 +552,7 @@ void sdp_win_wait(struct sdp_sock *ssk);
 /* The peer gave a credit or read a SrcAvail: its window moves. */
 static inline void sdp_win_progress(struct sdp_sock *ssk)
 {
-	ssk->tx_win_stamp = jiffies;
+	ssk->conn->tx_win_stamp = jiffies;
 }
 
 /* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c */
@@ -543,7 +585,6 @@ bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
 void sdp_bounce_free(struct sdp_buf *b);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);
-void sdp_zc_free(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);
 void sdp_rx_purge(struct sdp_sock *ssk);
 
@@ -564,9 +605,6 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);
 bool sdp_writable(const struct sdp_sock *ssk);
 void sdp_write_space(struct sock *sk);
-void sdp_shutdown_send(struct sdp_sock *ssk);
-void sdp_disconn_done(struct sdp_sock *ssk);
-void sdp_close_if_done(struct sdp_sock *ssk);
 
 /* sdp_rx.c */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,

@@ -128,9 +128,9 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
 	h->bsdh.len = cpu_to_be32(sizeof(*h));
 	h->version = SDP_WIRE_VERSION;
 	h->max_adverts = SDP_ZC_REGS;
-	h->rcv_size = cpu_to_be32(ssk->rcv_size);
+	h->rcv_size = cpu_to_be32(ssk->conn->rcv_size);
 	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : ssk->peer_caps);
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : ssk->conn->peer_caps);
 }
 
 /* Check a Hello or HelloAck: the peer's word on what it posted and takes.
@@ -162,18 +162,19 @@ bad:
 /* Take the peer's parameters from a Hello or HelloAck that passed. */
 static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
 {
+	struct sdp_conn *conn = ssk->conn;
 	u32 bufs = be16_to_cpu(h->bsdh.bufs);
 
-	ssk->remote_bufs = bufs;
-	ssk->remote_max_bufs = bufs;
-	ssk->remote_ack = 0;
+	conn->remote_bufs = bufs;
+	conn->remote_max_bufs = bufs;
+	conn->remote_ack = 0;
 	/* our send buffers are no larger than our receive buffers may be */
-	ssk->tx_msg_max = min_t(u32, be32_to_cpu(h->rcv_size),
-				max_t(u32, ssk->rcv_size,
-				      READ_ONCE(rcvbuf_max_size)));
-	ssk->tx_msg_min = ssk->tx_msg_max;
-	ssk->peer_caps = be32_to_cpu(h->caps) & SDP_CAPS;
-	ssk->peer_adverts = h->max_adverts;
+	conn->tx_msg_max = min_t(u32, be32_to_cpu(h->rcv_size),
+				 max_t(u32, conn->rcv_size,
+				       READ_ONCE(rcvbuf_max_size)));
+	conn->tx_msg_min = conn->tx_msg_max;
+	conn->peer_caps = be32_to_cpu(h->caps) & SDP_CAPS;
+	conn->peer_adverts = h->max_adverts;
 }
 
 static void sdp_conn_param(struct rdma_cm_id *id,

@@ -63,10 +63,10 @@ static void sdp_mem_arm(struct sdp_sock *ssk, unsigned long delay)
 		sdp_timer_reset(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, 0);
 }
 
-/* Growth leaves an eighth of each enclosing cgroup's limit free, so that a
- * cgroup near its limit refuses our buffers before its programs' own
- * memory is refused (which would OOM-kill them), as TCP stops growing its
- * buffers under a cgroup's socket pressure.
+/* Growth leaves an eighth of each enclosing cgroup's limit (memory.max,
+ * or memory.high if lower) free, so that a cgroup near its limit refuses
+ * our buffers before its programs' own memory is refused or throttled, as
+ * TCP stops growing its buffers under a cgroup's socket pressure.
  */
 static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
 {
@@ -76,7 +76,8 @@ static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
 	/* the root (no parent) has no limit */
 	for (; memcg && parent_mem_cgroup(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
-		unsigned long max = READ_ONCE(memcg->memory.max);
+		unsigned long max = min(READ_ONCE(memcg->memory.max),
+					READ_ONCE(memcg->memory.high));
 
 		if (max != PAGE_COUNTER_MAX &&
 		    page_counter_read(&memcg->memory) + need + max / 8 > max)
@@ -100,7 +101,7 @@ static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		  enum dma_data_direction dir, bool grow)
 {
-	struct ib_device *dev = ssk->sdev->ibdev;
+	struct ib_device *dev = ssk->conn->sdev->ibdev;
 	struct mem_cgroup *old;
 	void *data;
 	u64 dma;
@@ -136,7 +137,7 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 	if (!buf->data)
 		return;
 	if (buf->dma && !WARN_ON_ONCE(dir == DMA_NONE))
-		ib_dma_unmap_single(ssk->sdev->ibdev, buf->dma, buf->size, dir);
+		ib_dma_unmap_single(ssk->conn->sdev->ibdev, buf->dma, buf->size, dir);
 	kfree(buf->data);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, -(s64)buf->size);
 	buf->data = NULL;
@@ -154,18 +155,19 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
  */
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 
-	buf = list_first_entry_or_null(&ssk->tx_free, struct sdp_buf, list);
+	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
 	if (!buf)
 		return NULL;
-	if (buf->size < ssk->tx_msg_max &&
-	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_max, DMA_TO_DEVICE,
-			  ssk->tx_msg_max > ssk->tx_msg_min) &&
+	if (buf->size < conn->tx_msg_max &&
+	    sdp_buf_alloc(ssk, buf, conn->tx_msg_max, DMA_TO_DEVICE,
+			  conn->tx_msg_max > conn->tx_msg_min) &&
 	    !buf->data &&
-	    sdp_buf_alloc(ssk, buf, ssk->tx_msg_min, DMA_TO_DEVICE, false))
+	    sdp_buf_alloc(ssk, buf, conn->tx_msg_min, DMA_TO_DEVICE, false))
 		return ERR_PTR(-ENOMEM);
-	list_move_tail(&buf->list, &ssk->tx_queue);
+	list_move_tail(&buf->list, &conn->tx_queue);
 	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
 	sdp_mem_arm(ssk, SDP_MEM_IDLE);
 	return buf;
@@ -176,13 +178,14 @@ static void sdp_tx_trim(struct sdp_sock *ssk)
 {
 	struct sdp_buf *buf;
 
-	list_for_each_entry(buf, &ssk->tx_free, list)
+	list_for_each_entry(buf, &ssk->conn->tx_free, list)
 		sdp_buf_release(ssk, buf, DMA_TO_DEVICE);
 }
 
 /* The largest receive buffer this socket may post. */
 static u32 sdp_rcv_size_max(const struct sdp_sock *ssk)
 {
+	const struct sdp_conn *conn = ssk->conn;
 	const struct sock *sk = &ssk->sk;
 	u32 max = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
 			  SDP_MAX_BUF_SIZE);
@@ -190,9 +193,9 @@ static u32 sdp_rcv_size_max(const struct sdp_sock *ssk)
 		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
 
 	max = min(max, space / sdp_rx_ring_size(ssk));
-	if (max < ssk->rcv_size_min)
-		return ssk->rcv_size_min;
-	return max(rounddown_pow_of_two(max), ssk->rcv_size_min);
+	if (max < conn->rcv_size_min)
+		return conn->rcv_size_min;
+	return max(rounddown_pow_of_two(max), conn->rcv_size_min);
 }
 
 /* True when every posted receive buffer holds at least @size bytes. */
@@ -201,7 +204,7 @@ static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
 	u32 i;
 
 	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
-		const struct sdp_buf *buf = &ssk->rx_ring[i];
+		const struct sdp_buf *buf = &ssk->conn->rx_ring[i];
 
 		if (buf->posted && buf->size < size)
 			return false;
@@ -215,14 +218,16 @@ static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
  */
 bool sdp_rx_ack_due(const struct sdp_sock *ssk)
 {
-	return ssk->rx_ack_owed && sdp_rx_posted_fit(ssk, ssk->rcv_size);
+	return ssk->conn->rx_ack_owed && sdp_rx_posted_fit(ssk, ssk->conn->rcv_size);
 }
 
 /* The ChRcvBufAck went out: the peer may now send rcv_size. */
 void sdp_rx_ack_sent(struct sdp_sock *ssk)
 {
-	ssk->rx_ack_owed = false;
-	ssk->rcv_acked = ssk->rcv_size;
+	struct sdp_conn *conn = ssk->conn;
+
+	conn->rx_ack_owed = false;
+	conn->rcv_acked = conn->rcv_size;
 }
 
 /**
@@ -235,18 +240,19 @@ void sdp_rx_ack_sent(struct sdp_sock *ssk)
  */
 void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct net *net = sock_net(&ssk->sk);
 	u32 max = sdp_rcv_size_max(ssk);
 
-	size = clamp(size, ssk->rcv_size_min, max);
+	size = clamp(size, conn->rcv_size_min, max);
 	if (!is_power_of_2(size))
-		size = max_t(u32, rounddown_pow_of_two(size), ssk->rcv_size_min);
-	if (size > ssk->rcv_size)
+		size = max_t(u32, rounddown_pow_of_two(size), conn->rcv_size_min);
+	if (size > conn->rcv_size)
 		SDP_INC_STATS(net, SDP_MIB_RCVBUF_GROWS);
-	else if (size < ssk->rcv_size)
+	else if (size < conn->rcv_size)
 		SDP_INC_STATS(net, SDP_MIB_RCVBUF_SHRINKS);
-	ssk->rcv_size = size;
-	ssk->rx_ack_owed = true;
+	conn->rcv_size = size;
+	conn->rx_ack_owed = true;
 }
 
 /**
@@ -259,9 +265,9 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
  */
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (likely(buf->size == ssk->rcv_size))
+	if (likely(buf->size == ssk->conn->rcv_size))
 		return sdp_post_recv(ssk, buf);
-	list_add_tail(&buf->list, &ssk->rx_resize);
+	list_add_tail(&buf->list, &ssk->conn->rx_resize);
 	sdp_mem_arm(ssk, 0);
 	return 0;
 }
@@ -269,19 +275,20 @@ int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 /* Give the deferred receive buffers their new size and post them. */
 static void sdp_rx_resize_run(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 
-	while ((buf = list_first_entry_or_null(&ssk->rx_resize,
+	while ((buf = list_first_entry_or_null(&conn->rx_resize,
 					       struct sdp_buf, list))) {
-		if (buf->size != ssk->rcv_size &&
-		    sdp_buf_alloc(ssk, buf, ssk->rcv_size, DMA_FROM_DEVICE,
-				  ssk->rcv_size > ssk->rcv_size_min)) {
+		if (buf->size != conn->rcv_size &&
+		    sdp_buf_alloc(ssk, buf, conn->rcv_size, DMA_FROM_DEVICE,
+				  conn->rcv_size > conn->rcv_size_min)) {
 			/* a growth not yet announced can be given up; a
 			 * buffer larger than needed can be posted as it is
 			 */
-			if (ssk->rcv_acked < ssk->rcv_size)
-				ssk->rcv_size = ssk->rcv_acked;
-			if (buf->size < ssk->rcv_size) {
+			if (conn->rcv_acked < conn->rcv_size)
+				conn->rcv_size = conn->rcv_acked;
+			if (buf->size < conn->rcv_size) {
 				sdp_mem_arm(ssk, SDP_MEM_RETRY);
 				return;
 			}
@@ -303,15 +310,16 @@ static void sdp_rx_resize_run(struct sdp_sock *ssk)
  */
 void sdp_tx_want_grow(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	u32 want = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
 			   SDP_MAX_BUF_SIZE);
 
-	if (!(ssk->peer_caps & SDP_CAP_RESIZE) || ssk->tx_req ||
-	    ssk->tx_msg_max >= want ||
-	    time_before(jiffies, ssk->tx_req_next))
+	if (!(conn->peer_caps & SDP_CAP_RESIZE) || conn->tx_req ||
+	    conn->tx_msg_max >= want ||
+	    time_before(jiffies, conn->tx_req_next))
 		return;
-	ssk->tx_req = want;
-	ssk->tx_req_send = true;
+	conn->tx_req = want;
+	conn->tx_req_send = true;
 	sdp_tx_flush(ssk);
 }
 
@@ -320,14 +328,16 @@ void sdp_tx_want_grow(struct sdp_sock *ssk)
  */
 static void sdp_tx_shrink(struct sdp_sock *ssk)
 {
-	if (!(ssk->peer_caps & SDP_CAP_RESIZE) || ssk->tx_req ||
-	    ssk->tx_msg_max <= ssk->tx_msg_min)
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!(conn->peer_caps & SDP_CAP_RESIZE) || conn->tx_req ||
+	    conn->tx_msg_max <= conn->tx_msg_min)
 		return;
-	ssk->tx_msg_max = ssk->tx_msg_min;
-	ssk->tx_req = ssk->tx_msg_min;
-	ssk->tx_req_send = true;
+	conn->tx_msg_max = conn->tx_msg_min;
+	conn->tx_req = conn->tx_msg_min;
+	conn->tx_req_send = true;
 	/* the sink's ring; the request itself takes the first */
-	ssk->tx_returns = ssk->remote_max_bufs + SDP_CTRL_BUFS;
+	conn->tx_returns = conn->remote_max_bufs + SDP_CTRL_BUFS;
 	sdp_tx_flush(ssk);
 }
 
@@ -340,19 +350,20 @@ static void sdp_tx_shrink(struct sdp_sock *ssk)
  */
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size)
 {
-	u32 req = ssk->tx_req;
+	struct sdp_conn *conn = ssk->conn;
+	u32 req = conn->tx_req;
 
-	if (!req || ssk->tx_req_send)
+	if (!req || conn->tx_req_send)
 		return -EPROTO;
-	ssk->tx_req = 0;
+	conn->tx_req = 0;
 	if (size < req) {
 		/* refused, or less than asked: not again for a while */
-		ssk->tx_req_next = jiffies + SDP_MEM_IDLE;
-		size = max(size, ssk->tx_msg_min);
-		if (size < ssk->tx_msg_max)
+		conn->tx_req_next = jiffies + SDP_MEM_IDLE;
+		size = max(size, conn->tx_msg_min);
+		if (size < conn->tx_msg_max)
 			return -EPROTO;	/* we posted larger ones already */
 	}
-	ssk->tx_msg_max = min(size, req);
+	conn->tx_msg_max = min(size, req);
 	sdp_mem_arm(ssk, SDP_MEM_IDLE);
 	return 0;
 }
@@ -360,9 +371,11 @@ int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size)
 /* Idle for SDP_MEM_IDLE: nothing queued, in flight or sent since. */
 static bool sdp_tx_idle(const struct sdp_sock *ssk)
 {
-	return list_empty(&ssk->tx_queue) && !ssk->tx_inflight &&
+	const struct sdp_conn *conn = ssk->conn;
+
+	return list_empty(&conn->tx_queue) && !conn->tx_inflight &&
 	       !ssk->zc_src_count &&
-	       time_after_eq(jiffies, ssk->st.last_data_sent + SDP_MEM_IDLE);
+	       time_after_eq(jiffies, conn->st.last_data_sent + SDP_MEM_IDLE);
 }
 
 static void sdp_mem_work(struct work_struct *work)
@@ -388,5 +401,4 @@ static void sdp_mem_work(struct work_struct *work)
 void sdp_mem_init(struct sdp_sock *ssk)
 {
 	INIT_DELAYED_WORK(&ssk->mem_work, sdp_mem_work);
-	INIT_LIST_HEAD(&ssk->rx_resize);
 }

@@ -41,7 +41,9 @@
  */
 static s32 sdp_peer_credits(const struct sdp_sock *ssk)
 {
-	return (s32)ssk->adv_bufs - (s32)(ssk->rx_mseq - ssk->adv_ack);
+	const struct sdp_conn *conn = ssk->conn;
+
+	return (s32)conn->adv_bufs - (s32)(conn->rx_mseq - conn->adv_ack);
 }
 
 /**
@@ -61,7 +63,7 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 
 	if (more < 2)
 		return false;
-	return peer <= 2 || more >= (s32)ssk->rx_size / 4;
+	return peer <= 2 || more >= (s32)ssk->conn->rx_size / 4;
 }
 
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -96,6 +98,7 @@ static void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val)
 static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 				u32 *val)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_bsdh *h = buf->data;
 	u32 len, mseq, ack, bufs, min;
 
@@ -119,7 +122,7 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	case SDP_MID_SRC_AVAIL_CANCEL:
 	case SDP_MID_RDMA_RD_COMPL:
 		/* read-based ZCopy, if both sides said they have it */
-		if (!(ssk->peer_caps & SDP_CAP_SRC_AVAIL))
+		if (!(conn->peer_caps & SDP_CAP_SRC_AVAIL))
 			return "message id not negotiated";
 		break;
 	case SDP_MID_SINK_AVAIL:
@@ -127,12 +130,12 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	case SDP_MID_SINK_CANCEL_ACK:
 	case SDP_MID_RDMA_WR_COMPL:
 		/* write-based ZCopy, likewise */
-		if (!(ssk->peer_caps & SDP_CAP_SINK_AVAIL))
+		if (!(conn->peer_caps & SDP_CAP_SINK_AVAIL))
 			return "message id not negotiated";
 		break;
 	case SDP_MID_CH_RCV_BUF:
 	case SDP_MID_CH_RCV_BUF_ACK:
-		if (!(ssk->peer_caps & SDP_CAP_RESIZE))
+		if (!(conn->peer_caps & SDP_CAP_RESIZE))
 			return "message id not negotiated";
 		break;
 	default:
@@ -149,15 +152,15 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 		return "urgent flag without a byte";
 	mseq = be32_to_cpu(h->mseq);
 	*val = mseq;
-	if (mseq != ssk->rx_mseq + 1)
+	if (mseq != conn->rx_mseq + 1)
 		return "out of sequence";
 	ack = be32_to_cpu(h->mseq_ack);
 	*val = ack;
-	if ((s32)(ack - ssk->remote_ack) < 0 || (s32)(ssk->tx_mseq - ack) < 0)
+	if ((s32)(ack - conn->remote_ack) < 0 || (s32)(conn->tx_mseq - ack) < 0)
 		return "acknowledges a message never sent";
 	bufs = be16_to_cpu(h->bufs);
 	*val = bufs;
-	if (bufs > ssk->remote_max_bufs)
+	if (bufs > conn->remote_max_bufs)
 		return "more buffers than announced";
 	return NULL;
 }
@@ -183,26 +186,28 @@ static void *sdp_buf_bytes(const struct sdp_buf *buf)
 /* Drop everything received and not read, with the connection. */
 void sdp_rx_purge(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf, *tmp;
 
-	list_for_each_entry_safe(buf, tmp, &ssk->rx_queue, list) {
+	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
 		list_del_init(&buf->list);
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
 	}
-	ssk->zc_bounce = 0;
-	ssk->zc_rx_count = 0;
+	conn->zc_bounce = 0;
+	conn->zc_rx_count = 0;
 	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 }
 
 /* Post again the receive buffers every byte of which has been read. */
 static void sdp_rx_release(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 	bool reposted = false;
 
-	while (!list_empty(&ssk->rx_queue)) {
-		buf = list_first_entry(&ssk->rx_queue, struct sdp_buf, list);
+	while (!list_empty(&conn->rx_queue)) {
+		buf = list_first_entry(&conn->rx_queue, struct sdp_buf, list);
 		/* a SrcAvail leaves the queue once read (sdp_zc_read.c) */
 		if (buf->mid == SDP_MID_SRC_AVAIL && buf->kind == SDP_BUF_RX)
 			break;
@@ -210,7 +215,7 @@ static void sdp_rx_release(struct sdp_sock *ssk)
 			break;
 		list_del_init(&buf->list);
 		if (buf->kind == SDP_BUF_BOUNCE) {
-			ssk->zc_bounce -= buf->len;
+			conn->zc_bounce -= buf->len;
 			sdp_bounce_free(buf);
 			sdp_zc_rx_done(ssk);
 			continue;
@@ -268,6 +273,7 @@ static void sdp_rx_disconn(struct sdp_sock *ssk)
 /* A Data message with a payload. */
 static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 	struct net *net = sock_net(sk);
 	u32 payload = sdp_buf_payload(buf);
@@ -278,9 +284,9 @@ static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 	}
 	SDP_INC_STATS(net, SDP_MIB_RX_DATA);
 	SDP_ADD_STATS(net, SDP_MIB_RX_BYTES, payload);
-	ssk->st.data_segs_in++;
-	ssk->st.bytes_received += payload;
-	ssk->st.last_data_recv = jiffies;
+	conn->st.data_segs_in++;
+	conn->st.bytes_received += payload;
+	conn->st.last_data_recv = jiffies;
 	if (sock_flag(sk, SOCK_DEAD)) {
 		/* closed by its owner: nobody will read (TCP resets) */
 		sdp_conn_abort(ssk, 0, true);
@@ -289,7 +295,7 @@ static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 	if (flags & SDP_OOB_PRES)
 		sdp_rx_urg_mark(ssk, ssk->rcv_nxt + payload - 1);
 	buf->seq = ssk->rcv_nxt;
-	list_add_tail(&buf->list, &ssk->rx_queue);
+	list_add_tail(&buf->list, &conn->rx_queue);
 	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + payload);
 	if (flags & SDP_OOB_PRES)
 		WRITE_ONCE(ssk->urg_data, TCP_URG_VALID |
@@ -302,10 +308,11 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf);
 /* Receive completion (or flush) of a receive buffer. */
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 	struct net *net = sock_net(sk);
 
-	ssk->rx_posted--;
+	conn->rx_posted--;
 	buf->posted = false;
 	if (buf->status != IB_WC_SUCCESS) {
 		if (buf->status != IB_WC_WR_FLUSH_ERR) {
@@ -318,8 +325,8 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		}
 		return;
 	}
-	if (ssk->sdev)
-		ib_dma_sync_single_for_cpu(ssk->sdev->ibdev, buf->dma,
+	if (conn->sdev)
+		ib_dma_sync_single_for_cpu(conn->sdev->ibdev, buf->dma,
 					   buf->len, DMA_FROM_DEVICE);
 
 	/* Already reset: what follows does not matter. */
@@ -330,7 +337,7 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	 * credits: keep it until sdp_rx_early() (at most the ring).
 	 */
 	if (unlikely(sk->sk_state == TCP_SYN_SENT)) {
-		list_add_tail(&buf->list, &ssk->rx_early);
+		list_add_tail(&buf->list, &conn->rx_early);
 		return;
 	}
 	sdp_rx_message(ssk, buf);
@@ -342,20 +349,22 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
  */
 void sdp_rx_early(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 
-	while (!list_empty(&ssk->rx_early) &&
+	while (!list_empty(&conn->rx_early) &&
 	       !test_bit(SDP_F_RESET, &ssk->flags)) {
-		buf = list_first_entry(&ssk->rx_early, struct sdp_buf, list);
+		buf = list_first_entry(&conn->rx_early, struct sdp_buf, list);
 		list_del_init(&buf->list);
 		sdp_rx_message(ssk, buf);
 	}
-	INIT_LIST_HEAD(&ssk->rx_early);
+	INIT_LIST_HEAD(&conn->rx_early);
 }
 
 /* A message received on an established connection. */
 static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 	struct net *net = sock_net(sk);
 	struct sdp_bsdh *h = buf->data;
@@ -367,12 +376,12 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_proto_error(ssk, bad, val);
 		return;
 	}
-	ssk->rx_mseq = be32_to_cpu(h->mseq);
-	ssk->remote_ack = be32_to_cpu(h->mseq_ack);
-	ssk->remote_bufs = be16_to_cpu(h->bufs);
-	ssk->st.segs_in++;
-	ssk->st.last_recv = jiffies;
-	ssk->ka_probes = 0;
+	conn->rx_mseq = be32_to_cpu(h->mseq);
+	conn->remote_ack = be32_to_cpu(h->mseq_ack);
+	conn->remote_bufs = be16_to_cpu(h->bufs);
+	conn->st.segs_in++;
+	conn->st.last_recv = jiffies;
+	conn->ka_probes = 0;
 
 	switch (h->mid) {
 	case SDP_MID_DATA:
@@ -487,7 +496,7 @@ static struct sdp_buf *sdp_rx_find(struct sdp_sock *ssk, u32 seq, u32 *off)
 {
 	struct sdp_buf *buf;
 
-	list_for_each_entry(buf, &ssk->rx_queue, list) {
+	list_for_each_entry(buf, &ssk->conn->rx_queue, list) {
 		u32 o = seq - buf->seq;
 
 		if (o < sdp_buf_payload(buf)) {
@@ -559,6 +568,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	struct sdp_sock *ssk = sdp_sk(sk);
 	u32 peek_seq, *seq, off, urg_hole = 0;
 	int copied = 0, target, n;
+	struct sdp_conn *conn;
 	struct sdp_buf *buf;
 	size_t used;
 	long timeo;
@@ -567,6 +577,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
 
 	lock_sock(sk);
+	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
 	if (sk->sk_state == TCP_LISTEN) {
 		copied = -ENOTCONN;
 		goto out;
@@ -696,6 +707,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	sdp_zc_rx_done(ssk);
 
 out:
+	sdp_conn_put(conn);
 	release_sock(sk);
 	return copied;
 }

@@ -191,7 +191,8 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
  */
 static void sdp_get_info(struct sdp_sock *ssk, struct tcp_info *info)
 {
-	const struct sdp_conn_stats *st = &ssk->st;
+	struct sdp_conn *conn = ssk->conn;
+	const struct sdp_conn_stats *st = &conn->st;
 	struct sock *sk = &ssk->sk;
 	unsigned long now = jiffies;
 	const u32 hdr = sizeof(struct sdp_bsdh);
@@ -201,11 +202,11 @@ static void sdp_get_info(struct sdp_sock *ssk, struct tcp_info *info)
 	if (!test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
 		return;
 
-	info->tcpi_probes = ssk->ka_probes;
-	info->tcpi_snd_mss = ssk->tx_msg_max - hdr;
-	info->tcpi_rcv_mss = ssk->rcv_size - hdr;
-	info->tcpi_advmss = ssk->rcv_size - hdr;
-	info->tcpi_unacked = ssk->tx_inflight;
+	info->tcpi_probes = conn->ka_probes;
+	info->tcpi_snd_mss = conn->tx_msg_max - hdr;
+	info->tcpi_rcv_mss = conn->rcv_size - hdr;
+	info->tcpi_advmss = conn->rcv_size - hdr;
+	info->tcpi_unacked = conn->tx_inflight;
 	info->tcpi_last_data_sent = jiffies_to_msecs(now - st->last_data_sent);
 	info->tcpi_last_data_recv = jiffies_to_msecs(now - st->last_data_recv);
 	info->tcpi_last_ack_recv = jiffies_to_msecs(now - st->last_recv);
@@ -213,13 +214,13 @@ static void sdp_get_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_rttvar = st->rttvar_us;
 	info->tcpi_min_rtt = st->min_rtt_us;
 	info->tcpi_snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	info->tcpi_rcv_ssthresh = ssk->rx_size * (ssk->rcv_size - hdr);
+	info->tcpi_rcv_ssthresh = conn->rx_size * (conn->rcv_size - hdr);
 	info->tcpi_rcv_space = info->tcpi_rcv_ssthresh;
 	if (sdp_conn_usable(ssk)) {
 		int credits = max(sdp_tx_credits(ssk), 0);
 
 		info->tcpi_snd_cwnd = credits;
-		info->tcpi_snd_wnd = credits * (ssk->tx_msg_max - hdr);
+		info->tcpi_snd_wnd = credits * (conn->tx_msg_max - hdr);
 	}
 	info->tcpi_bytes_acked = st->bytes_acked;
 	info->tcpi_bytes_received = st->bytes_received;
@@ -229,7 +230,7 @@ static void sdp_get_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_data_segs_out = st->data_segs_out;
 	info->tcpi_data_segs_in = st->data_segs_in;
 	info->tcpi_notsent_bytes = ssk->tx_queued;
-	info->tcpi_delivered = st->data_segs_out - ssk->tx_inflight;
+	info->tcpi_delivered = st->data_segs_out - conn->tx_inflight;
 }
 
 static int sdp_getsockopt_tcp(struct sdp_sock *ssk, int optname, int *val)
@@ -243,7 +244,7 @@ static int sdp_getsockopt_tcp(struct sdp_sock *ssk, int optname, int *val)
 		return 0;
 	case TCP_MAXSEG:
 		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-			*val = ssk->tx_msg_max - sizeof(struct sdp_bsdh);
+			*val = ssk->conn->tx_msg_max - sizeof(struct sdp_bsdh);
 		else
 			*val = ssk->user_mss ? : TCP_MSS_DEFAULT;
 		return 0;

@@ -181,7 +181,7 @@ static int sdp_ka_probe(struct sdp_sock *ssk)
 {
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_cqe		= &ssk->ka_buf.cqe,
+			.wr_cqe		= &ssk->conn->ka_buf.cqe,
 			.opcode		= IB_WR_RDMA_WRITE,
 			.send_flags	= IB_SEND_SIGNALED,
 		},
@@ -190,7 +190,7 @@ static int sdp_ka_probe(struct sdp_sock *ssk)
 
 	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
 		return 0;	/* the last one is still unanswered */
-	err = ib_post_send(ssk->qp, &wr.wr, NULL);
+	err = ib_post_send(ssk->conn->qp, &wr.wr, NULL);
 	if (!err) {
 		sdp_sq_posted(ssk);
 		__set_bit(SDP_F_KA_PROBE, &ssk->flags);
@@ -206,8 +206,8 @@ void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	__clear_bit(SDP_F_KA_PROBE, &ssk->flags);
 	if (buf->status == IB_WC_SUCCESS) {
-		ssk->ka_probes = 0;
-		ssk->st.last_recv = jiffies;
+		ssk->conn->ka_probes = 0;
+		ssk->conn->st.last_recv = jiffies;
 	}
 }
 
@@ -226,16 +226,16 @@ static void sdp_ka_work(struct work_struct *work)
 		goto out;
 
 	idle = sdp_ka_idle(ssk);
-	elapsed = jiffies - ssk->st.last_recv;
-	if (ssk->tx_inflight) {
+	elapsed = jiffies - ssk->conn->st.last_recv;
+	if (ssk->conn->tx_inflight) {
 		/* the transport's own retries watch the peer meanwhile */
 		next = idle;
 	} else if (elapsed < idle) {
 		next = idle - elapsed;
 	} else if (ssk->user_timeout ?
-		   ssk->ka_probes &&
+		   ssk->conn->ka_probes &&
 		   elapsed >= msecs_to_jiffies(ssk->user_timeout) :
-		   ssk->ka_probes >= (ssk->keepcnt ? : TCP_KEEPALIVE_PROBES)) {
+		   ssk->conn->ka_probes >= (ssk->keepcnt ? : TCP_KEEPALIVE_PROBES)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_KEEPALIVE_TIMEOUTS);
 		sdp_conn_abort(ssk, ETIMEDOUT, true);
 		goto out;
@@ -244,7 +244,7 @@ static void sdp_ka_work(struct work_struct *work)
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			goto out;
 		}
-		ssk->ka_probes++;
+		ssk->conn->ka_probes++;
 		next = (ssk->keepintvl ? : TCP_KEEPALIVE_INTVL / HZ) * HZ;
 	}
 	sdp_timer_arm(ssk, SDP_F_KA_TIMER, &ssk->ka_work, next);
@@ -264,7 +264,7 @@ out:
 void sdp_ka_reset(struct sdp_sock *ssk, bool on)
 {
 	unsigned long idle = sdp_ka_idle(ssk);
-	unsigned long elapsed = jiffies - ssk->st.last_recv;
+	unsigned long elapsed = jiffies - ssk->conn->st.last_recv;
 	int put;
 
 	if (!on || !sdp_conn_usable(ssk) ||
@@ -305,7 +305,7 @@ static unsigned long sdp_retries2_timeout(const struct net *net)
  */
 static bool sdp_win_stalled(const struct sdp_sock *ssk)
 {
-	return (!list_empty(&ssk->tx_queue) && sdp_tx_credits(ssk) < 1) ||
+	return (!list_empty(&ssk->conn->tx_queue) && sdp_tx_credits(ssk) < 1) ||
 	       ssk->zc_src_count;
 }
 
@@ -335,13 +335,14 @@ static void sdp_stall_timeout(struct sdp_sock *ssk, const char *what)
  */
 static unsigned long sdp_stall_check(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	unsigned long now = jiffies, next = 0, limit, age;
 	u32 ut = ssk->user_timeout;
 
-	if (ssk->tx_wrs) {
+	if (conn->tx_wrs) {
 		limit = ut ? msecs_to_jiffies(ut) :
 			sdp_retries2_timeout(sock_net(&ssk->sk));
-		age = now - ssk->tx_wr_stamp;
+		age = now - conn->tx_wr_stamp;
 		if (age >= limit) {
 			sdp_stall_timeout(ssk, "send queue stalled");
 			return 0;
@@ -352,9 +353,9 @@ static unsigned long sdp_stall_check(struct sdp_sock *ssk)
 		__clear_bit(SDP_F_WIN_STALL, &ssk->flags);
 	} else if (ut) {
 		if (!__test_and_set_bit(SDP_F_WIN_STALL, &ssk->flags))
-			ssk->tx_win_stamp = now;
+			conn->tx_win_stamp = now;
 		limit = msecs_to_jiffies(ut);
-		age = now - ssk->tx_win_stamp;
+		age = now - conn->tx_win_stamp;
 		if (age >= limit) {
 			sdp_stall_timeout(ssk, "no window from the peer");
 			return 0;
@@ -420,7 +421,7 @@ void sdp_win_wait(struct sdp_sock *ssk)
 {
 	if (__test_and_set_bit(SDP_F_WIN_STALL, &ssk->flags))
 		return;
-	ssk->tx_win_stamp = jiffies;
+	ssk->conn->tx_win_stamp = jiffies;
 	if (ssk->user_timeout)
 		sdp_stall_arm(ssk);
 }

@@ -55,7 +55,7 @@ void sdp_write_space(struct sock *sk)
 	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
 		return;
 	if (test_bit(SDP_F_CONN, &ssk->flags) &&
-	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->tx_size / 4))
+	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->conn->tx_size / 4))
 		return;
 	clear_bit(SOCK_NOSPACE, &sock->flags);
 
@@ -86,16 +86,17 @@ void sdp_write_space(struct sock *sk)
  */
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct net *net = sock_net(&ssk->sk);
 	struct sdp_buf *buf;
 	int err;
 
 	if (!sdp_conn_usable(ssk))
 		return -ENOTCONN;
-	if (list_empty(&ssk->ctrl_free))
+	if (list_empty(&conn->ctrl_free))
 		return -EAGAIN;
 
-	buf = list_first_entry(&ssk->ctrl_free, struct sdp_buf, list);
+	buf = list_first_entry(&conn->ctrl_free, struct sdp_buf, list);
 	list_del_init(&buf->list);
 	buf->mid = mid;
 	buf->flags = 0;
@@ -112,7 +113,7 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	}
 	err = sdp_post_send(ssk, buf);
 	if (err) {
-		list_add(&buf->list, &ssk->ctrl_free);
+		list_add(&buf->list, &conn->ctrl_free);
 		return err;
 	}
 	switch (mid) {
@@ -136,9 +137,11 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 			bool push)
 {
+	struct sdp_conn *conn = ssk->conn;
+
 	if (buf->mid != SDP_MID_DATA ||
 	    buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
-	    !list_is_last(&buf->list, &ssk->tx_queue) ||
+	    !list_is_last(&buf->list, &conn->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
 	if (ssk->cork || ssk->more) {
@@ -150,8 +153,8 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 	/* Nagle: data in flight that neither its send completion nor the
 	 * peer's mseq_ack has shown to be received yet
 	 */
-	return !ssk->nodelay && ssk->tx_inflight &&
-	       ssk->remote_ack != ssk->tx_mseq;
+	return !ssk->nodelay && conn->tx_inflight &&
+	       conn->remote_ack != conn->tx_mseq;
 }
 
 /* Post what may be posted now: queued data while the credits last, then
@@ -160,6 +163,7 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
  */
 static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct net *net = sock_net(&ssk->sk);
 	struct sdp_buf *buf;
 	u32 payload;
@@ -171,39 +175,39 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	/* what the peer waits for goes first; RdmaWrCompl before any data
 	 * (its bytes come first in the stream) and before SinkCancelAck
 	 */
-	if (ssk->zc_rdcompl &&
-	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_RD_COMPL, ssk->zc_rdcompl))
-		ssk->zc_rdcompl = 0;
-	if (ssk->zc_cancel && !sdp_send_ctrl(ssk, SDP_MID_SRC_AVAIL_CANCEL, 0))
-		ssk->zc_cancel = false;
-	if (ssk->zc_wrcompl &&
-	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_WR_COMPL, ssk->zc_wrcompl))
-		ssk->zc_wrcompl = 0;
-	if (ssk->zc_cancel_ack && !ssk->zc_wrcompl && !ssk->zc_writing &&
+	if (conn->zc_rdcompl &&
+	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_RD_COMPL, conn->zc_rdcompl))
+		conn->zc_rdcompl = 0;
+	if (conn->zc_cancel && !sdp_send_ctrl(ssk, SDP_MID_SRC_AVAIL_CANCEL, 0))
+		conn->zc_cancel = false;
+	if (conn->zc_wrcompl &&
+	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_WR_COMPL, conn->zc_wrcompl))
+		conn->zc_wrcompl = 0;
+	if (conn->zc_cancel_ack && !conn->zc_wrcompl && !conn->zc_writing &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_CANCEL_ACK, 0))
-		ssk->zc_cancel_ack = false;
-	if (ssk->zc_sinkavail && sdp_zc_sink_pending(ssk) &&
+		conn->zc_cancel_ack = false;
+	if (conn->zc_sinkavail && sdp_zc_sink_pending(ssk) &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL, 0)) {
-		ssk->zc_sinkavail = false;
+		conn->zc_sinkavail = false;
 		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL);
 	}
-	if (ssk->zc_sink_cancel && !ssk->zc_sinkavail &&
+	if (conn->zc_sink_cancel && !conn->zc_sinkavail &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL_CANCEL, 0)) {
-		ssk->zc_sink_cancel = false;
+		conn->zc_sink_cancel = false;
 		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL_CANCEL);
 	}
-	if (ssk->zc_wrcompl)
+	if (conn->zc_wrcompl)
 		return;	/* no control buffer yet: data waits behind it */
 	/* buffer sizes (sdp_mem.c) */
-	if (ssk->tx_req_send &&
-	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, ssk->tx_req))
-		ssk->tx_req_send = false;
+	if (conn->tx_req_send &&
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, conn->tx_req))
+		conn->tx_req_send = false;
 	if (sdp_rx_ack_due(ssk) &&
-	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, ssk->rcv_size))
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, conn->rcv_size))
 		sdp_rx_ack_sent(ssk);
 
-	while (!list_empty(&ssk->tx_queue)) {
-		buf = list_first_entry(&ssk->tx_queue, struct sdp_buf, list);
+	while (!list_empty(&conn->tx_queue)) {
+		buf = list_first_entry(&conn->tx_queue, struct sdp_buf, list);
 		if (sdp_tx_hold(ssk, buf, push)) {
 			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
 			break;
@@ -219,27 +223,27 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		list_del_init(&buf->list);
 		err = sdp_post_send(ssk, buf);
 		if (err) {
-			list_add(&buf->list, &ssk->tx_queue);
+			list_add(&buf->list, &conn->tx_queue);
 			net_warn_ratelimited("ib_sdp: post send failed: %d\n",
 					     err);
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			return;
 		}
 		ssk->tx_queued -= payload;
-		ssk->tx_inflight++;
+		conn->tx_inflight++;
 		ssk->tx_inflight_bytes += payload;
 		sdp_win_progress(ssk);
 		if (!payload)
 			continue;	/* a SrcAvail */
-		ssk->st.data_segs_out++;
-		ssk->st.bytes_sent += payload;
-		ssk->st.last_data_sent = jiffies;
+		conn->st.data_segs_out++;
+		conn->st.bytes_sent += payload;
+		conn->st.last_data_sent = jiffies;
 		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
 		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, payload);
 	}
 
 	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
-	    list_empty(&ssk->tx_queue) &&
+	    list_empty(&conn->tx_queue) &&
 	    !sdp_send_ctrl(ssk, SDP_MID_DISCONN, 0)) {
 		__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
 		__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
@@ -251,8 +255,8 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	if (sdp_need_credit_update(ssk))
 		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
 	/* the peer's large buffers, once we asked it to shrink */
-	while (ssk->tx_returns && !ssk->tx_req_send &&
-	       list_empty(&ssk->tx_queue) && sdp_tx_credits(ssk) > 0 &&
+	while (conn->tx_returns && !conn->tx_req_send &&
+	       list_empty(&conn->tx_queue) && sdp_tx_credits(ssk) > 0 &&
 	       !test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
 	       !test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
 	       !sdp_send_ctrl(ssk, SDP_MID_DATA, 0))
@@ -275,43 +279,6 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 void sdp_tx_push(struct sdp_sock *ssk)
 {
 	__sdp_tx_flush(ssk, true);
-}
-
-/**
- * sdp_close_if_done - end the connection once nothing is left to move
- * @ssk: the socket, locked
- *
- * Both DisConns are through, but bytes of the stream may still wait in
- * SrcAvails, ours or the peer's, to be read by RDMA: the connection (its
- * QP and keys) stays until they are, as TCP delivers every byte sent
- * before its FIN.  A reader that never reads them closes its socket,
- * which resets the connection; the sender's side is bounded by its fin
- * timer once closed.
- */
-void sdp_close_if_done(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-
-	if (!test_bit(SDP_F_DISCONN_DONE, &ssk->flags) ||
-	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
-	    ssk->zc_src_count || ssk->zc_rx_count ||
-	    sk->sk_state == TCP_CLOSE)
-		return;
-	sk->sk_state = TCP_CLOSE;
-	sdp_conn_queue_teardown(ssk);
-	sk->sk_state_change(sk);
-}
-
-/* Our DisConn reached the peer. */
-void sdp_disconn_done(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-
-	__set_bit(SDP_F_DISCONN_DONE, &ssk->flags);
-	if (sk->sk_state == TCP_FIN_WAIT1)
-		sk->sk_state = TCP_FIN_WAIT2;
-	sk->sk_state_change(sk);
-	sdp_close_if_done(ssk);
 }
 
 /**
@@ -352,7 +319,7 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
  */
 static void sdp_tx_rtt(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	struct sdp_conn_stats *st = &ssk->st;
+	struct sdp_conn_stats *st = &ssk->conn->st;
 	u32 rtt = div_u64(ktime_get_ns() - buf->posted_ns, NSEC_PER_USEC);
 	s32 delta;
 
@@ -372,12 +339,13 @@ static void sdp_tx_rtt(struct sdp_sock *ssk, struct sdp_buf *buf)
 /* Send completion (or flush) of a data or control buffer. */
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 
 	sdp_tx_status(ssk, buf);
 
 	if (buf->kind == SDP_BUF_CTRL) {
-		list_add(&buf->list, &ssk->ctrl_free);
+		list_add(&buf->list, &conn->ctrl_free);
 		if (buf->mid == SDP_MID_DISCONN &&
 		    buf->status == IB_WC_SUCCESS)
 			sdp_disconn_done(ssk);
@@ -385,36 +353,19 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		u32 payload = buf->mid == SDP_MID_DATA ?
 			      buf->len - sizeof(struct sdp_bsdh) : 0;
 
-		ssk->tx_inflight--;
+		conn->tx_inflight--;
 		ssk->tx_inflight_bytes -= payload;
 		if (buf->status == IB_WC_SUCCESS) {
-			ssk->st.bytes_acked += payload;
+			conn->st.bytes_acked += payload;
 			sdp_tx_rtt(ssk, buf);
 		}
-		list_add(&buf->list, &ssk->tx_free);
+		list_add(&buf->list, &conn->tx_free);
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 	}
 
 	sdp_tx_flush(ssk);
 	if (buf->kind == SDP_BUF_TX)
 		sk->sk_write_space(sk);
-}
-
-/* Queue the DisConn after the data already queued: SHUT_WR or close. */
-void sdp_shutdown_send(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-
-	if (!sdp_conn_usable(ssk) ||
-	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags) ||
-	    test_bit(SDP_F_DISCONN_SENT, &ssk->flags))
-		return;
-	__set_bit(SDP_F_DISCONN_PEND, &ssk->flags);
-	if (sk->sk_state == TCP_ESTABLISHED)
-		sk->sk_state = TCP_FIN_WAIT1;
-	else if (sk->sk_state == TCP_CLOSE_WAIT)
-		sk->sk_state = TCP_LAST_ACK;
-	sdp_tx_flush(ssk);
 }
 
 /* As sk_stream_wait_connect(): wait for a connection in progress. */
@@ -459,7 +410,7 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo,
-		      !list_empty(&ssk->tx_free) || sk->sk_err ||
+		      !list_empty(&ssk->conn->tx_free) || sk->sk_err ||
 		      !sdp_conn_usable(ssk) ||
 		      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -551,6 +502,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	struct ubuf_info *uarg = NULL;
 	bool zc_used = false, no_zc = false;
 	size_t copied = 0;
+	struct sdp_conn *conn;
 	struct sdp_buf *buf;
 	long timeo;
 	int err;
@@ -563,6 +515,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	}
 
 	lock_sock(sk);
+	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
 
 	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
@@ -591,7 +544,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 
 		/* the peer offers its buffer: write straight into it */
 		if (!no_zc && !uarg && sdp_zc_peer_sink_usable(ssk) &&
-		    list_empty(&ssk->tx_queue) && !ssk->zc_src_count &&
+		    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
 		    sdp_zc_want(ssk, msg, flags)) {
 			ssize_t wn = sdp_zc_write(ssk, msg);
 
@@ -620,8 +573,8 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		}
 
 		buf = NULL;
-		if (!list_empty(&ssk->tx_queue)) {
-			buf = list_last_entry(&ssk->tx_queue, struct sdp_buf,
+		if (!list_empty(&ssk->conn->tx_queue)) {
+			buf = list_last_entry(&ssk->conn->tx_queue, struct sdp_buf,
 					      list);
 			/* full, not Data, or ending with urgent data */
 			if (buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
@@ -629,8 +582,8 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 				buf = NULL;
 		}
 		if (!buf) {
-			if (msg_data_left(msg) >= 2 * ssk->tx_msg_max ||
-			    ssk->tx_queued >= 2 * ssk->tx_msg_max)
+			if (msg_data_left(msg) >= 2 * ssk->conn->tx_msg_max ||
+			    ssk->tx_queued >= 2 * ssk->conn->tx_msg_max)
 				sdp_tx_want_grow(ssk);
 			buf = sdp_tx_buf_take(ssk);
 			if (IS_ERR(buf)) {
@@ -685,6 +638,7 @@ out_err:
 		else
 			msg_zerocopy_put_abort(uarg, true);
 	}
+	sdp_conn_put(conn);
 	if (copied) {
 		release_sock(sk);
 		return copied;

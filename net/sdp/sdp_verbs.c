@@ -2,11 +2,12 @@
 /*
  * ib_sdp: the verbs resources of a connection and their lifetime.
  *
- * A connection owns one RC QP, a share of a CQ from the device's pool
- * for both its queues (polled in softirq context), a ring of receive buffers, a ring of
- * send buffers and a few header-only control buffers, all DMA-mapped for
- * the whole connection.  Every buffer is a struct sdp_buf with its own
- * ib_cqe, so a completion leads straight to its buffer.
+ * A connection owns one RC QP, a share of a CQ from the device's CQ pool
+ * for both its queues (polled in softirq context), a ring of receive
+ * buffers, a ring of send buffers (given memory on demand, sdp_mem.c) and
+ * a few header-only control buffers, DMA-mapped while they have memory.
+ * Every buffer is a struct sdp_buf with its own ib_cqe, so a completion
+ * leads straight to its buffer.
  *
  * Completions run sdp_cq_done() in softirq context.  Under bh_lock_sock()
  * it handles the buffer at once, or, when a process owns the socket, puts
@@ -35,8 +36,8 @@
  */
 void sdp_sq_posted(struct sdp_sock *ssk)
 {
-	if (!ssk->tx_wrs++) {
-		ssk->tx_wr_stamp = jiffies;
+	if (!ssk->conn->tx_wrs++) {
+		ssk->conn->tx_wr_stamp = jiffies;
 		sdp_stall_arm(ssk);
 	}
 }
@@ -44,10 +45,12 @@ void sdp_sq_posted(struct sdp_sock *ssk)
 /* A signaled send work request completed (or was flushed). */
 static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (ssk->tx_wrs)
-		ssk->tx_wrs--;
+	struct sdp_conn *conn = ssk->conn;
+
+	if (conn->tx_wrs)
+		conn->tx_wrs--;
 	if (buf->status == IB_WC_SUCCESS)
-		ssk->tx_wr_stamp = jiffies;
+		conn->tx_wr_stamp = jiffies;
 }
 
 static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -156,25 +159,98 @@ static void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
 	*ringp = NULL;
 }
 
-/* Frees the buffers' memory: at socket destruction, or before a new
- * connection of the same socket.  Nothing may be mapped any more.
+/* The rings of a connection that failed to set up: nothing is mapped or
+ * received.
  */
-void sdp_bufs_free(struct sdp_sock *ssk)
+static void sdp_bufs_free(struct sdp_sock *ssk)
 {
-	sdp_rx_purge(ssk);
-	INIT_LIST_HEAD(&ssk->rx_early);
-	INIT_LIST_HEAD(&ssk->rx_resize);
-	sdp_ring_free(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk));
-	sdp_ring_free(ssk, &ssk->tx_ring, ssk->tx_size);
-	sdp_ring_free(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS);
-	INIT_LIST_HEAD(&ssk->tx_free);
-	INIT_LIST_HEAD(&ssk->tx_queue);
-	INIT_LIST_HEAD(&ssk->ctrl_free);
+	struct sdp_conn *conn = ssk->conn;
+
+	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk));
+	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
+	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->ctrl_free);
+	WRITE_ONCE(ssk->tx_nfree, 0);
+}
+
+/* An empty connection: no QP, no buffers. */
+static struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
+
+	if (!conn)
+		return NULL;
+	kref_init(&conn->ref);
+	conn->ssk = ssk;
+	sdp_buf_init(ssk, &conn->ka_buf, SDP_BUF_PROBE);
+	INIT_LIST_HEAD(&conn->rx_early);
+	INIT_LIST_HEAD(&conn->rx_queue);
+	INIT_LIST_HEAD(&conn->rx_resize);
+	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->tx_queue);
+	INIT_LIST_HEAD(&conn->ctrl_free);
+	return conn;
+}
+
+/* The last reference: torn down already, so nothing is mapped or posted. */
+static void sdp_conn_free(struct kref *ref)
+{
+	struct sdp_conn *conn = container_of(ref, struct sdp_conn, ref);
+	struct sdp_sock *ssk = conn->ssk;
+	struct sdp_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list)
+		if (buf->kind == SDP_BUF_BOUNCE)
+			sdp_bounce_free(buf);
+	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
+	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
+	kvfree(conn->zc);
+	kfree(conn);
+}
+
+/**
+ * sdp_conn_get - hold the socket's connection across a sleep
+ * @ssk: the socket, locked
+ *
+ * A thread that releases the socket lock while it still uses the
+ * connection (pointers into its rings or ZCopy state) holds it: a new
+ * connection of the same socket replaces ssk->conn meanwhile, never the
+ * memory under the sleeper.
+ */
+struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk)
+{
+	kref_get(&ssk->conn->ref);
+	return ssk->conn;
+}
+
+/* Drop a reference; the socket locked (or being destroyed). */
+void sdp_conn_put(struct sdp_conn *conn)
+{
+	kref_put(&conn->ref, sdp_conn_free);
+}
+
+/* A new connection of the socket replaces the last, which is done. */
+static int sdp_conn_replace(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = sdp_conn_alloc(ssk);
+
+	if (!conn)
+		return -ENOMEM;
+	sdp_conn_put(ssk->conn);
+	ssk->conn = conn;
+	/* a new stream */
 	WRITE_ONCE(ssk->rcv_nxt, 0);
 	WRITE_ONCE(ssk->copied_seq, 0);
 	WRITE_ONCE(ssk->urg_data, 0);
 	WRITE_ONCE(ssk->tx_nfree, 0);
-	ssk->tx_queued = 0;
+	WRITE_ONCE(ssk->tx_queued, 0);
+	WRITE_ONCE(ssk->tx_inflight_bytes, 0);
+	WRITE_ONCE(ssk->zc_src_count, 0);
+	WRITE_ONCE(ssk->zc_src_bytes, 0);
+	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
+	return 0;
 }
 
 static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
@@ -212,12 +288,13 @@ static void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 
 static void sdp_bufs_unmap(struct sdp_sock *ssk)
 {
-	struct ib_device *dev = ssk->sdev->ibdev;
+	struct sdp_conn *conn = ssk->conn;
+	struct ib_device *dev = conn->sdev->ibdev;
 
-	sdp_ring_unmap(dev, ssk->rx_ring, sdp_rx_ring_size(ssk),
+	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
 		       DMA_FROM_DEVICE);
-	sdp_ring_unmap(dev, ssk->tx_ring, ssk->tx_size, DMA_TO_DEVICE);
-	sdp_ring_unmap(dev, ssk->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
+	sdp_ring_unmap(dev, conn->tx_ring, conn->tx_size, DMA_TO_DEVICE);
+	sdp_ring_unmap(dev, conn->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
 }
 
 /* Ring sizes from the module parameters, or from SO_RCVBUF / SO_SNDBUF
@@ -225,25 +302,22 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
  */
 static void sdp_conn_size(struct sdp_sock *ssk)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 
-	ssk->rcv_size = clamp_t(u32, READ_ONCE(rcvbuf_initial_size),
-				SDP_MIN_BUF_SIZE, SDP_MAX_BUF_SIZE);
-	ssk->rcv_size_min = ssk->rcv_size;
-	ssk->rcv_acked = ssk->rcv_size;
-	ssk->rx_ack_owed = false;
-	ssk->tx_req = 0;
-	ssk->tx_req_send = false;
-	ssk->tx_returns = 0;
-	ssk->rx_size = clamp_t(u32, READ_ONCE(sdp_rx_size), SDP_MIN_BUFS,
-			       SDP_MAX_BUFS);
+	conn->rcv_size = clamp_t(u32, READ_ONCE(rcvbuf_initial_size),
+				 SDP_MIN_BUF_SIZE, SDP_MAX_BUF_SIZE);
+	conn->rcv_size_min = conn->rcv_size;
+	conn->rcv_acked = conn->rcv_size;
+	conn->rx_size = clamp_t(u32, READ_ONCE(sdp_rx_size), SDP_MIN_BUFS,
+				SDP_MAX_BUFS);
 	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
-		ssk->rx_size = clamp_t(u32, sk->sk_rcvbuf / ssk->rcv_size,
-				       SDP_MIN_BUFS, ssk->rx_size);
-	ssk->tx_size = SDP_TX_SIZE;
+		conn->rx_size = clamp_t(u32, sk->sk_rcvbuf / conn->rcv_size,
+					SDP_MIN_BUFS, conn->rx_size);
+	conn->tx_size = SDP_TX_SIZE;
 	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK)
-		ssk->tx_size = clamp_t(u32, sk->sk_sndbuf / ssk->rcv_size, 2,
-				       SDP_TX_SIZE);
+		conn->tx_size = clamp_t(u32, sk->sk_sndbuf / conn->rcv_size, 2,
+					SDP_TX_SIZE);
 }
 
 /* QP events.  COMM_EST: a message arrived before the CM saw the RTU (a
@@ -290,7 +364,7 @@ static void sdp_qp_caps(struct sdp_sock *ssk, struct ib_device *dev,
 
 	sge = max(sge, 1U);
 	attr->cap.max_send_sge = sge;
-	attr->cap.max_send_wr = ssk->tx_size + SDP_CTRL_BUFS + 1 +
+	attr->cap.max_send_wr = ssk->conn->tx_size + SDP_CTRL_BUFS + 1 +
 				2 * SDP_ZC_REGS +
 				2 * SDP_ZC_RW_OPS * sdp_rw_op_wrs(sge) + 1;
 	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS;
@@ -311,39 +385,41 @@ static int sdp_cq_size(const struct ib_qp_init_attr *attr)
 
 static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
 	u32 i;
 	int err;
 
-	err = sdp_ring_alloc(ssk, &ssk->rx_ring, sdp_rx_ring_size(ssk),
-			     ssk->rcv_size, SDP_BUF_RX);
+	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk),
+			     conn->rcv_size, SDP_BUF_RX);
 	if (!err)
-		err = sdp_ring_alloc(ssk, &ssk->tx_ring, ssk->tx_size, 0,
+		err = sdp_ring_alloc(ssk, &conn->tx_ring, conn->tx_size, 0,
 				     SDP_BUF_TX);
 	if (!err)
-		err = sdp_ring_alloc(ssk, &ssk->ctrl_ring, SDP_CTRL_BUFS,
+		err = sdp_ring_alloc(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS,
 				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
-		err = sdp_ring_map(dev, ssk->rx_ring, sdp_rx_ring_size(ssk),
+		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
 				   DMA_FROM_DEVICE);
 	if (!err)
-		err = sdp_ring_map(dev, ssk->ctrl_ring, SDP_CTRL_BUFS,
+		err = sdp_ring_map(dev, conn->ctrl_ring, SDP_CTRL_BUFS,
 				   DMA_TO_DEVICE);
 	set_active_memcg(old);
 	if (err)
 		return err;
 
-	for (i = 0; i < ssk->tx_size; i++)
-		list_add_tail(&ssk->tx_ring[i].list, &ssk->tx_free);
-	WRITE_ONCE(ssk->tx_nfree, ssk->tx_size);
+	for (i = 0; i < conn->tx_size; i++)
+		list_add_tail(&conn->tx_ring[i].list, &conn->tx_free);
+	WRITE_ONCE(ssk->tx_nfree, conn->tx_size);
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
-		list_add_tail(&ssk->ctrl_ring[i].list, &ssk->ctrl_free);
+		list_add_tail(&conn->ctrl_ring[i].list, &conn->ctrl_free);
 	return 0;
 }
 
 static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
-	struct ib_device *dev = ssk->sdev->ibdev;
+	struct sdp_conn *conn = ssk->conn;
+	struct ib_device *dev = conn->sdev->ibdev;
 	struct ib_qp_init_attr attr = {};
 	int err;
 
@@ -351,51 +427,53 @@ static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	/* a share of a CQ of the device's pool: a CQ per connection would
 	 * cost its queue memory (and a vector's interrupt) for every socket
 	 */
-	ssk->cq_size = sdp_cq_size(&attr);
-	ssk->cq = ib_cq_pool_get(dev, ssk->cq_size, -1, IB_POLL_SOFTIRQ);
-	if (IS_ERR(ssk->cq)) {
-		err = PTR_ERR(ssk->cq);
-		ssk->cq = NULL;
+	conn->cq_size = sdp_cq_size(&attr);
+	conn->cq = ib_cq_pool_get(dev, conn->cq_size, -1, IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->cq)) {
+		err = PTR_ERR(conn->cq);
+		conn->cq = NULL;
 		return err;
 	}
 
 	attr.event_handler = sdp_qp_event;
 	attr.qp_context = ssk;
-	attr.send_cq = ssk->cq;
-	attr.recv_cq = ssk->cq;
+	attr.send_cq = conn->cq;
+	attr.recv_cq = conn->cq;
 	/* every message is posted signaled; rdma_rw's chained READs and
 	 * REG_MR are not
 	 */
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	err = rdma_create_qp(id, ssk->pd, &attr);
+	err = rdma_create_qp(id, conn->pd, &attr);
 	if (err && attr.cap.max_inline_data) {
 		/* the device may not send inline: do without */
 		attr.cap.max_inline_data = 0;
-		err = rdma_create_qp(id, ssk->pd, &attr);
+		err = rdma_create_qp(id, conn->pd, &attr);
 	}
 	if (err) {
-		ib_cq_pool_put(ssk->cq, ssk->cq_size);
-		ssk->cq = NULL;
+		ib_cq_pool_put(conn->cq, conn->cq_size);
+		conn->cq = NULL;
 		return err;
 	}
-	ssk->qp = id->qp;
-	ssk->port_num = id->port_num;
+	conn->qp = id->qp;
+	conn->port_num = id->port_num;
 	/* the device may report more than asked for */
-	ssk->max_inline = min_t(u32, attr.cap.max_inline_data,
-				max(READ_ONCE(sdp_inline_thresh), 0));
+	conn->max_inline = min_t(u32, attr.cap.max_inline_data,
+				 max(READ_ONCE(sdp_inline_thresh), 0));
 	return 0;
 }
 
 /* The PD and the device reference, once nothing uses them any more. */
-static void sdp_conn_release(struct sdp_sock *ssk)
+static void sdp_pd_release(struct sdp_sock *ssk)
 {
-	if (ssk->pd) {
-		ib_dealloc_pd(ssk->pd);
-		ssk->pd = NULL;
+	struct sdp_conn *conn = ssk->conn;
+
+	if (conn->pd) {
+		ib_dealloc_pd(conn->pd);
+		conn->pd = NULL;
 	}
-	sdp_dev_put(ssk->sdev);
-	ssk->sdev = NULL;
+	sdp_dev_put(conn->sdev);
+	conn->sdev = NULL;
 }
 
 /**
@@ -411,53 +489,43 @@ static void sdp_conn_release(struct sdp_sock *ssk)
  */
 int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
+	struct sdp_conn *conn;
 	int err;
 	u32 i;
 
 	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
 		return -EBUSY;
+	err = sdp_conn_replace(ssk);	/* a fresh one, all zero */
+	if (err)
+		return err;
+	conn = ssk->conn;
 
-	ssk->sdev = sdp_dev_get(id->device);
-	if (!ssk->sdev)
+	conn->sdev = sdp_dev_get(id->device);
+	if (!conn->sdev)
 		return -ENODEV;
 	/* a PD of its own: its keys work on this connection only */
-	ssk->pd = ib_alloc_pd(ssk->sdev->ibdev, 0);
-	if (IS_ERR(ssk->pd)) {
-		err = PTR_ERR(ssk->pd);
-		ssk->pd = NULL;
+	conn->pd = ib_alloc_pd(conn->sdev->ibdev, 0);
+	if (IS_ERR(conn->pd)) {
+		err = PTR_ERR(conn->pd);
+		conn->pd = NULL;
 		goto err_dev;
 	}
 
-	sdp_bufs_free(ssk);
-	/* a new stream: SrcAvails of an earlier connection left unread must
-	 * not count against its sends (sdp_sendmsg())
-	 */
-	ssk->zc_read_total = ssk->zc_adv_total;
-	ssk->zc_adv_posted = ssk->zc_adv_total;
 	sdp_conn_size(ssk);
-	err = sdp_bufs_create(ssk, ssk->sdev->ibdev);
+	err = sdp_bufs_create(ssk, conn->sdev->ibdev);
 	if (err)
 		goto err_bufs;
 	err = sdp_qp_create(ssk, id);
 	if (err)
 		goto err_bufs;
 
-	ssk->rx_posted = 0;
-	ssk->rx_mseq = 0;
-	ssk->tx_mseq = 0;
-	ssk->tx_inflight = 0;
-	ssk->tx_inflight_bytes = 0;
-	ssk->tx_wrs = 0;
-	ssk->ka_probes = 0;
-	memset(&ssk->st, 0, sizeof(ssk->st));
-	ssk->st.last_recv = jiffies;
+	conn->st.last_recv = jiffies;
 	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
-		err = sdp_post_recv(ssk, &ssk->rx_ring[i]);
+		err = sdp_post_recv(ssk, &conn->rx_ring[i]);
 		if (err)
 			goto err_qp;
 	}
-	ssk->adv_bufs = sdp_rx_adv(ssk);
-	ssk->adv_ack = 0;
+	conn->adv_bufs = sdp_rx_adv(ssk);
 
 	__set_bit(SDP_F_CONN, &ssk->flags);
 	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
@@ -468,25 +536,26 @@ err_qp:
 	/* The CQ is shared: the posted receives' flushes must have run
 	 * before their buffers go.
 	 */
-	ib_drain_qp(ssk->qp);
+	ib_drain_qp(conn->qp);
 	rdma_destroy_qp(id);
-	ssk->qp = NULL;
-	ib_cq_pool_put(ssk->cq, ssk->cq_size);
-	ssk->cq = NULL;
+	conn->qp = NULL;
+	ib_cq_pool_put(conn->cq, conn->cq_size);
+	conn->cq = NULL;
 err_bufs:
 	sdp_bufs_unmap(ssk);
 	sdp_bufs_free(ssk);
 err_dev:
-	sdp_conn_release(ssk);
+	sdp_pd_release(ssk);
 	return err;
 }
 
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct ib_sge sge = {
 		.addr	= buf->dma,
 		.length	= buf->size,
-		.lkey	= ssk->pd->local_dma_lkey,
+		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe		= &buf->cqe,
@@ -495,12 +564,12 @@ int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
 	};
 	int err;
 
-	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->size,
+	ib_dma_sync_single_for_device(conn->sdev->ibdev, buf->dma, buf->size,
 				      DMA_FROM_DEVICE);
-	err = ib_post_recv(ssk->qp, &wr, NULL);
+	err = ib_post_recv(conn->qp, &wr, NULL);
 	if (!err) {
 		buf->posted = true;
-		ssk->rx_posted++;
+		conn->rx_posted++;
 	}
 	return err;
 }
@@ -515,11 +584,12 @@ int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
  */
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_bsdh *h = buf->data;
 	struct ib_sge sge = {
 		.addr	= buf->dma,
 		.length	= buf->len,
-		.lkey	= ssk->pd->local_dma_lkey,
+		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe		= &buf->cqe,
@@ -534,210 +604,66 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	h->flags = buf->flags;
 	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
 	h->len = cpu_to_be32(buf->len);
-	h->mseq = cpu_to_be32(ssk->tx_mseq + 1);
-	h->mseq_ack = cpu_to_be32(ssk->rx_mseq);
+	h->mseq = cpu_to_be32(conn->tx_mseq + 1);
+	h->mseq_ack = cpu_to_be32(conn->rx_mseq);
 
 	if (buf->mid == SDP_MID_ABORT)
 		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
-	if (buf->len <= ssk->max_inline) {
+	if (buf->len <= conn->max_inline) {
 		wr.send_flags |= IB_SEND_INLINE;
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
 	}
-	ib_dma_sync_single_for_device(ssk->sdev->ibdev, buf->dma, buf->len,
+	ib_dma_sync_single_for_device(conn->sdev->ibdev, buf->dma, buf->len,
 				      DMA_TO_DEVICE);
 	buf->posted_ns = ktime_get_ns();
-	err = ib_post_send(ssk->qp, &wr, NULL);
+	err = ib_post_send(conn->qp, &wr, NULL);
 	if (err)
 		return err;
 	sdp_sq_posted(ssk);
-	ssk->st.segs_out++;
-	ssk->tx_mseq++;
-	if (ssk->tx_returns)
-		ssk->tx_returns--;	/* it takes one of the peer's buffers */
+	conn->st.segs_out++;
+	conn->tx_mseq++;
+	if (conn->tx_returns)
+		conn->tx_returns--;	/* it takes one of the peer's buffers */
 	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
-		ssk->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
+		conn->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
 						   (h + 1))->len);
 	/* a SinkAvail the peer sent before seeing this is stale */
 	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
 	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
-		ssk->zc_data_mseq = ssk->tx_mseq;
-	ssk->adv_bufs = sdp_rx_adv(ssk);
-	ssk->adv_ack = ssk->rx_mseq;
+		conn->zc_data_mseq = conn->tx_mseq;
+	conn->adv_bufs = sdp_rx_adv(ssk);
+	conn->adv_ack = conn->rx_mseq;
 	return 0;
 }
 
 /**
- * sdp_conn_teardown - disconnect and free the verbs resources
- * @ssk: the socket; the caller holds a reference and not the socket lock,
- *	 and is not a completion callback
+ * sdp_conn_free_verbs - release a drained connection's verbs resources
+ * @ssk: the socket, locked, its QP drained
+ * @id: its rdma_cm_id
  *
- * Idempotent.  Leaves the socket in TCP_CLOSE with the buffers' memory
- * (and any unread data) in place, and drops the connection's reference.
+ * The QP, the CQ share, the buffers' mappings (their memory stays with
+ * the connection, for data not yet read), the PD and the device.
  */
-void sdp_conn_teardown(struct sdp_sock *ssk)
+void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
-	struct sock *sk = &ssk->sk;
-	struct rdma_cm_id *id;
-	int timer_refs;
+	struct sdp_conn *conn = ssk->conn;
 
-	mutex_lock(&ssk->teardown_lock);
-	lock_sock(sk);
-	if (!test_bit(SDP_F_CONN, &ssk->flags)) {
-		release_sock(sk);
-		mutex_unlock(&ssk->teardown_lock);
-		return;
-	}
-	__set_bit(SDP_F_TEARDOWN, &ssk->flags);
-	id = ssk->cm_id;
-	release_sock(sk);
-
-	/* The QP goes to error and is drained (no traffic), our ZCopy keys
-	 * are deregistered, and only then is the peer told: it may hold a
-	 * key, and another connection of ours on the same device (same PD)
-	 * to use it with.  The id cannot go away meanwhile: its owner
-	 * destroys it only once SDP_F_CONN is clear, and rdma_cm only when
-	 * the handler says so, after this.
-	 */
-	ib_drain_qp(ssk->qp);
-	lock_sock(sk);
-	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
-	release_sock(sk);
-	rdma_disconnect(id);
-
-	lock_sock(sk);
 	rdma_destroy_qp(id);
-	ssk->qp = NULL;
-	ib_cq_pool_put(ssk->cq, ssk->cq_size);
-	ssk->cq = NULL;
+	conn->qp = NULL;
+	ib_cq_pool_put(conn->cq, conn->cq_size);
+	conn->cq = NULL;
 	sdp_bufs_unmap(ssk);
-	sdp_conn_release(ssk);
-	__clear_bit(SDP_F_CONN, &ssk->flags);
-
-	/* Gone without a DisConn or an Abort from either side: a reset. */
-	if (sk->sk_state != TCP_CLOSE &&
-	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) &&
-	    !test_bit(SDP_F_RESET, &ssk->flags)) {
-		__set_bit(SDP_F_RESET, &ssk->flags);
-		WRITE_ONCE(sk->sk_err, sk->sk_state == TCP_CLOSE_WAIT ?
-			   EPIPE : ECONNRESET);
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
-		sk_error_report(sk);
-	} else if (!test_bit(SDP_F_RESET, &ssk->flags)) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_CLOSED);
-	}
-	/* Closed already (both DisConns through, an abort, a disconnect
-	 * by connect(AF_UNSPEC)): the shutdown state is as that left it.
-	 */
-	if (sk->sk_state != TCP_CLOSE) {
-		sk->sk_state = TCP_CLOSE;
-		WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-	}
-	timer_refs = sdp_timers_cancel(ssk);
-	sk->sk_state_change(sk);
-	release_sock(sk);
-	mutex_unlock(&ssk->teardown_lock);
-
-	while (timer_refs--)
-		sock_put(sk);	/* the cancelled timers' (sdp_timer.c) */
-	sock_put(sk);		/* the connection's, from sdp_conn_create() */
+	sdp_pd_release(ssk);
 }
 
-static void sdp_teardown_work(struct work_struct *work)
+/* At socket creation: the socket's first, empty, connection. */
+int sdp_conn_init(struct sdp_sock *ssk)
 {
-	struct sdp_sock *ssk = container_of(work, struct sdp_sock,
-					    teardown_work);
-	struct sock *sk = &ssk->sk;
-	struct rdma_cm_id *id = NULL;
-
-	sdp_conn_teardown(ssk);
-
-	lock_sock(sk);
-	if (sock_flag(sk, SOCK_DEAD)) {
-		id = ssk->cm_id;
-		ssk->cm_id = NULL;
-	}
-	release_sock(sk);
-	if (id)
-		rdma_destroy_id(id);
-	sock_put(sk);	/* sdp_conn_queue_teardown()'s */
-}
-
-/**
- * sdp_conn_queue_teardown - tear the connection down from a work item
- * @ssk: the socket, locked (any context)
- *
- * Nothing is posted any more.  Once the teardown is done, an orphaned
- * socket's rdma_cm_id is destroyed too.
- */
-void sdp_conn_queue_teardown(struct sdp_sock *ssk)
-{
-	if (!test_bit(SDP_F_CONN, &ssk->flags) ||
-	    __test_and_set_bit(SDP_F_TEARDOWN, &ssk->flags))
-		return;
-	sock_hold(&ssk->sk);	/* put by sdp_teardown_work() */
-	if (!queue_work(sdp_wq, &ssk->teardown_work))
-		sock_put(&ssk->sk);
-}
-
-/**
- * sdp_flushed - a work request was flushed
- * @ssk: the socket, locked
- *
- * Flushes are expected during a teardown, and while the connection is
- * being set up (rdma_cm moves the QP to error on a REJ, and the event
- * follows).  Otherwise the QP failed under us, on an unsignaled work
- * request say, and the connection is gone.
- */
-void sdp_flushed(struct sdp_sock *ssk)
-{
-	if (!test_bit(SDP_F_TEARDOWN, &ssk->flags) &&
-	    test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-		sdp_conn_abort(ssk, ECONNRESET, false);
-}
-
-/**
- * sdp_conn_abort - reset the connection
- * @ssk: the socket, locked (any context)
- * @err: the error the application will see, or 0 (a local abort)
- * @send_abort: tell the peer with an Abort message
- */
-void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
-{
-	struct sock *sk = &ssk->sk;
-
-	if (!test_bit(SDP_F_RESET, &ssk->flags) &&
-	    sk->sk_state != TCP_CLOSE)
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
-	__set_bit(SDP_F_RESET, &ssk->flags);
-	if (send_abort && sdp_conn_usable(ssk)) {
-		/* our keys die before the peer hears of the end: the
-		 * Abort is fenced behind their invalidation
-		 */
-		sdp_zc_revoke(ssk);
-		sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
-	}
-	sk->sk_state = TCP_CLOSE;
-	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-	sdp_conn_queue_teardown(ssk);
-	if (err) {
-		WRITE_ONCE(sk->sk_err, err);
-		sk_error_report(sk);
-	}
-	sk->sk_state_change(sk);
-}
-
-void sdp_conn_init(struct sdp_sock *ssk)
-{
-	mutex_init(&ssk->teardown_lock);
-	INIT_WORK(&ssk->teardown_work, sdp_teardown_work);
+	sdp_close_init(ssk);
 	sdp_timers_init(ssk);
 	sdp_mem_init(ssk);
 	sdp_zc_init(ssk);
-	sdp_buf_init(ssk, &ssk->ka_buf, SDP_BUF_PROBE);
 	INIT_LIST_HEAD(&ssk->backlog);
-	INIT_LIST_HEAD(&ssk->rx_early);
-	INIT_LIST_HEAD(&ssk->rx_queue);
-	INIT_LIST_HEAD(&ssk->tx_free);
-	INIT_LIST_HEAD(&ssk->tx_queue);
-	INIT_LIST_HEAD(&ssk->ctrl_free);
+	ssk->conn = sdp_conn_alloc(ssk);
+	return ssk->conn ? 0 : -ENOMEM;
 }

@@ -30,13 +30,14 @@ static u32 sdp_zc_budget(struct sdp_sock *ssk);
 /* Sink: a SrcAvail checked by sdp_rx_check(); queue its bytes. */
 int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_avail_hdr *a = buf->data + sizeof(struct sdp_bsdh);
 	struct sock *sk = &ssk->sk;
 	u32 len = be32_to_cpu(a->len);
 
 	if (!len || len > SDP_ZC_ADV_MAX)
 		return -EPROTO;
-	if (ssk->zc_rx_count >= SDP_ZC_REGS)
+	if (conn->zc_rx_count >= SDP_ZC_REGS)
 		return -E2BIG;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_SRCAVAIL);
 	buf->mid = SDP_MID_SRC_AVAIL;
@@ -46,9 +47,9 @@ int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 	buf->zc_len = len;
 	buf->zc_total = len;
 	buf->seq = ssk->rcv_nxt;
-	list_add_tail(&buf->list, &ssk->rx_queue);
+	list_add_tail(&buf->list, &conn->rx_queue);
 	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + len);
-	ssk->zc_rx_count++;
+	conn->zc_rx_count++;
 	sk->sk_data_ready(sk);
 	if (!ssk->zc_readers)
 		sdp_timer_arm(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 1);
@@ -59,7 +60,7 @@ int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 void sdp_zc_rx_cancel(struct sdp_sock *ssk)
 {
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_ZC_CANCELS);
-	if (!ssk->zc_rx_count)
+	if (!ssk->conn->zc_rx_count)
 		return;	/* read already: our RdmaRdCompl answers it */
 	__set_bit(SDP_F_ZC_HURRY, &ssk->flags);
 	sdp_timer_reset(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 0);
@@ -68,12 +69,14 @@ void sdp_zc_rx_cancel(struct sdp_sock *ssk)
 /* The SrcAvail @adv has been read whole: tell the peer, reuse its buffer. */
 static void sdp_zc_adv_done(struct sdp_sock *ssk, struct sdp_buf *adv)
 {
+	struct sdp_conn *conn = ssk->conn;
+
 	list_del_init(&adv->list);
-	ssk->zc_rx_count--;
-	ssk->zc_rdcompl += adv->zc_total;
+	conn->zc_rx_count--;
+	conn->zc_rdcompl += adv->zc_total;
 	adv->mid = 0;
 	sdp_rx_repost(ssk, adv);
-	if (!ssk->zc_rx_count)
+	if (!conn->zc_rx_count)
 		__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 	sdp_tx_flush(ssk);
 	sdp_close_if_done(ssk);	/* the last bytes after both DisConns */
@@ -153,7 +156,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 		if (rw->bounce) {
 			rw->bounce->seq = adv->seq + good;
 			list_add_tail(&rw->bounce->list, &adv->list);
-			ssk->zc_bounce += rw->len;
+			ssk->conn->zc_bounce += rw->len;
 			SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_BOUNCE_BYTES,
 				      rw->len);
 		} else {
@@ -169,7 +172,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 	if (!adv->zc_len)
 		sdp_zc_adv_done(ssk, adv);
 	sdp_zc_wake(sk);
-	if (good && list_first_entry_or_null(&ssk->rx_queue, struct sdp_buf,
+	if (good && list_first_entry_or_null(&ssk->conn->rx_queue, struct sdp_buf,
 					     list) != adv)
 		sk->sk_data_ready(sk);
 	return good ? good : -ECONNRESET;
@@ -184,7 +187,7 @@ static int sdp_zc_await_fetcher(struct sdp_sock *ssk)
 	int err;
 
 	release_sock(sk);
-	err = wait_event_killable(ssk->zc_wait, !READ_ONCE(ssk->zc->fetching));
+	err = wait_event_killable(ssk->zc_wait, !READ_ONCE(ssk->conn->zc->fetching));
 	lock_sock(sk);
 	return err ? -EINTR : 0;
 }
@@ -209,9 +212,10 @@ static int sdp_zc_await_fetcher(struct sdp_sock *ssk)
 int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		size_t n, int flags, u32 *seq)
 {
+	struct sdp_conn *conn = ssk->conn;
 	int got;
 
-	if (ssk->zc && ssk->zc->fetching)	/* read-ahead or another reader */
+	if (conn->zc && conn->zc->fetching)	/* read-ahead or another reader */
 		return sdp_zc_await_fetcher(ssk);
 	if ((flags & MSG_TRUNC) && !(flags & MSG_PEEK)) {
 		/* discarded: no need to read it */
@@ -233,7 +237,7 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		return got;
 	}
 	/* a peek reads on ahead of what it copies: within the bound */
-	if (ssk->zc_bounce >= sdp_zc_budget(ssk))
+	if (conn->zc_bounce >= sdp_zc_budget(ssk))
 		return -EAGAIN;
 	got = sdp_zc_fetch(ssk, adv, NULL, min_t(u32, adv->zc_len, SDP_ZC_CHUNK));
 	return got < 0 ? got : 0;
@@ -253,7 +257,7 @@ int sdp_zc_quiesce(struct sdp_sock *ssk)
 {
 	int err = 0;
 
-	while (!err && ssk->zc && ssk->zc->fetching)
+	while (!err && ssk->conn->zc && ssk->conn->zc->fetching)
 		err = sdp_zc_await_fetcher(ssk);
 	return err;
 }
@@ -263,7 +267,7 @@ static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 {
 	struct sdp_buf *buf;
 
-	list_for_each_entry(buf, &ssk->rx_queue, list)
+	list_for_each_entry(buf, &ssk->conn->rx_queue, list)
 		if (buf->kind == SDP_BUF_RX && buf->mid == SDP_MID_SRC_AVAIL)
 			return buf;
 	return NULL;
@@ -293,11 +297,11 @@ void sdp_zc_work(struct work_struct *work)
 	/* closed: its unread data is discarded, no need to fetch it */
 	if (!sdp_timer_claim(ssk, SDP_F_ZC_TIMER) || sock_flag(sk, SOCK_DEAD))
 		goto out;
-	while (sdp_conn_usable(ssk) && !(ssk->zc && ssk->zc->fetching)) {
+	while (sdp_conn_usable(ssk) && !(ssk->conn->zc && ssk->conn->zc->fetching)) {
 		adv = sdp_zc_first_adv(ssk);
 		if (!adv)
 			break;
-		if (ssk->zc_bounce >= sdp_zc_budget(ssk))
+		if (ssk->conn->zc_bounce >= sdp_zc_budget(ssk))
 			break;
 		if (sdp_zc_fetch(ssk, adv, NULL,
 				 min_t(u32, adv->zc_len, SDP_ZC_CHUNK)) < 0)
@@ -313,6 +317,6 @@ out:
  */
 void sdp_zc_rx_done(struct sdp_sock *ssk)
 {
-	if (ssk->zc_rx_count && !ssk->zc_readers)
+	if (ssk->conn->zc_rx_count && !ssk->zc_readers)
 		sdp_timer_arm(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 1);
 }

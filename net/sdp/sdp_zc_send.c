@@ -38,8 +38,8 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 {
 	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
 
-	if (!thresh || !(ssk->peer_caps & SDP_CAP_SRC_AVAIL) ||
-	    !ssk->peer_adverts || (flags & MSG_OOB) ||
+	if (!thresh || !(ssk->conn->peer_caps & SDP_CAP_SRC_AVAIL) ||
+	    !ssk->conn->peer_adverts || (flags & MSG_OOB) ||
 	    !(iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)))
 		return false;
 	return iov_iter_single_seg_count(&msg->msg_iter) >= thresh;
@@ -60,6 +60,7 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_avail_hdr *a;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
@@ -70,8 +71,8 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	if (!zc || sdp_zc_mrs(ssk, zc))
 		return -ENOBUFS;
 	reg = sdp_zc_free_reg(zc);
-	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, ssk->peer_adverts) ||
-	    list_empty(&ssk->tx_free))
+	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, conn->peer_adverts) ||
+	    list_empty(&conn->tx_free))
 		return -EAGAIN;
 	/* the SrcAvail, in stream order behind what is queued */
 	buf = sdp_tx_buf_take(ssk);
@@ -81,7 +82,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, uarg,
 			    IB_ACCESS_REMOTE_READ);
 	if (n < 0) {
-		list_move(&buf->list, &ssk->tx_free);
+		list_move(&buf->list, &conn->tx_free);
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 		return n;
 	}
@@ -96,7 +97,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	list_add_tail(&reg->node, &zc->src);
 	ssk->zc_src_count++;
 	ssk->zc_src_bytes += n;
-	ssk->zc_adv_total += n;
+	conn->zc_adv_total += n;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
 	*sent = n;
@@ -117,7 +118,7 @@ int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &ssk->sk;
-	u32 max = ssk->zc ? min_t(u32, ssk->zc->nregs, ssk->peer_adverts) : 1;
+	u32 max = ssk->conn->zc ? min_t(u32, ssk->conn->zc->nregs, ssk->conn->peer_adverts) : 1;
 
 	if (!*timeo)
 		return -EAGAIN;
@@ -125,7 +126,7 @@ int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 		return sock_intr_errno(*timeo);
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo, (ssk->zc_src_count < max &&
-				  !list_empty(&ssk->tx_free)) ||
+				  !list_empty(&ssk->conn->tx_free)) ||
 		      sk->sk_err || !sdp_conn_usable(ssk), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return 0;
@@ -165,7 +166,7 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 
 	/* interrupted: the pages stay the peer's until it settles */
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_CANCELS);
-	ssk->zc_cancel = true;
+	ssk->conn->zc_cancel = true;
 	sdp_tx_flush(ssk);
 	while (ssk->zc_src_count && sdp_conn_usable(ssk) && grace > 0) {
 		release_sock(sk);
@@ -188,13 +189,14 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
  */
 int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
 	struct sdp_zc_reg *reg, *tmp;
 
-	if (!zc || !size || ssk->zc_read_total + size > ssk->zc_adv_posted)
+	if (!zc || !size || conn->zc_read_total + size > conn->zc_adv_posted)
 		return -EPROTO;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
-	ssk->zc_read_total += size;
+	conn->zc_read_total += size;
 	sdp_win_progress(ssk);
 
 	list_for_each_entry_safe(reg, tmp, &zc->src, node) {

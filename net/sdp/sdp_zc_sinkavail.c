@@ -36,30 +36,33 @@
 bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		      int flags, long timeo)
 {
+	struct sdp_conn *conn = ssk->conn;
 	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
 
 	return thresh && timeo && len >= thresh &&
 	       !(flags & (MSG_PEEK | MSG_TRUNC | MSG_OOB)) &&
-	       (ssk->peer_caps & SDP_CAP_SINK_AVAIL) &&
+	       (conn->peer_caps & SDP_CAP_SINK_AVAIL) &&
 	       (iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)) &&
 	       iov_iter_single_seg_count(&msg->msg_iter) >= thresh &&
 	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data &&
 	       sdp_conn_usable(ssk) &&
 	       !(ssk->sk.sk_shutdown & RCV_SHUTDOWN) &&
-	       !(ssk->zc && ssk->zc->sink_state != SDP_ZC_SINK_NONE);
+	       !(conn->zc && conn->zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
 /* An offer of ours waits for a control buffer (sdp_tx.c). */
 bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
 {
-	return ssk->zc && ssk->zc->sink &&
-	       ssk->zc->sink_state == SDP_ZC_SINK_OUT && !ssk->zc->sink_sent;
+	const struct sdp_conn *conn = ssk->conn;
+
+	return conn->zc && conn->zc->sink &&
+	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent;
 }
 
 /* The SinkAvail's header, for sdp_send_ctrl(). */
 void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
 {
-	struct sdp_zc_reg *reg = ssk->zc->sink;
+	struct sdp_zc_reg *reg = ssk->conn->zc->sink;
 
 	a->len = cpu_to_be32(reg->len);
 	a->rkey = cpu_to_be32(reg->mr->rkey);
@@ -67,24 +70,25 @@ void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
 }
 
 /* Our SinkAvail (@mid) or its SinkAvailCancel has just been posted, as
- * message ssk->tx_mseq: the peer's answer must acknowledge it.
+ * message ssk->conn->tx_mseq: the peer's answer must acknowledge it.
  */
 void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
 
 	if (mid == SDP_MID_SINK_AVAIL) {
 		zc->sink_sent = true;
-		zc->sink_mseq = ssk->tx_mseq;
+		zc->sink_mseq = conn->tx_mseq;
 	} else {
 		zc->cancel_sent = true;
-		zc->cancel_mseq = ssk->tx_mseq;
+		zc->cancel_mseq = conn->tx_mseq;
 	}
 }
 
 static bool sdp_zc_sink_settled(struct sdp_sock *ssk, void *arg)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc *zc = ssk->conn->zc;
 
 	if (!sdp_conn_usable(ssk))
 		return true;
@@ -110,16 +114,16 @@ static bool sdp_zc_sink_dead(struct sdp_sock *ssk, void *arg)
  */
 static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc *zc = ssk->conn->zc;
 	struct sock *sk = &ssk->sk;
 	long grace = SDP_ZC_CANCEL_TIMEOUT;
 
 	if (!zc->sink_sent) {
-		ssk->zc_sinkavail = false;
+		ssk->conn->zc_sinkavail = false;
 		return;
 	}
 	zc->sink_state = SDP_ZC_SINK_CANCEL;
-	ssk->zc_sink_cancel = true;
+	ssk->conn->zc_sink_cancel = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
 	sdp_tx_flush(ssk);
 	while (!sdp_zc_sink_settled(ssk, NULL) && grace > 0) {
@@ -194,7 +198,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	zc->sink_done = false;
 	zc->sink_acked = false;
 	zc->sink_wrote = 0;
-	ssk->zc_sinkavail = true;
+	ssk->conn->zc_sinkavail = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
 	sdp_tx_flush(ssk);
 
@@ -216,7 +220,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	wrote = zc->sink_done ? zc->sink_wrote : 0;
 	zc->sink_state = SDP_ZC_SINK_NONE;
 	zc->sink = NULL;
-	ssk->zc_sinkavail = false;
+	ssk->conn->zc_sinkavail = false;
 	sdp_zc_sink_end(ssk, reg);
 	iov_iter_revert(&msg->msg_iter, n - wrote);
 	if (wrote)
@@ -225,17 +229,18 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 }
 
 /* Sink: RdmaWrCompl, the peer wrote @size bytes into our SinkAvail.  Its
- * mseq_ack (now ssk->remote_ack) must show that it had our SinkAvail.
+ * mseq_ack (now ssk->conn->remote_ack) must show that it had our SinkAvail.
  */
 int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
 
 	/* the source may write only bytes that come next in the stream:
 	 * nothing can be queued before them
 	 */
 	if (!zc || zc->sink_state == SDP_ZC_SINK_NONE || !zc->sink_sent ||
-	    (s32)(ssk->remote_ack - zc->sink_mseq) < 0 || zc->sink_done ||
+	    (s32)(conn->remote_ack - zc->sink_mseq) < 0 || zc->sink_done ||
 	    !size || size > zc->sink->len || ssk->rcv_nxt != ssk->copied_seq)
 		return -EPROTO;
 	zc->sink_done = true;
@@ -243,8 +248,8 @@ int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
 	/* those bytes were read the moment they landed */
 	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + size);
 	WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + size);
-	ssk->st.bytes_received += size;
-	ssk->st.last_data_recv = jiffies;
+	conn->st.bytes_received += size;
+	conn->st.last_data_recv = jiffies;
 	sdp_zc_wake(&ssk->sk);
 	return 0;
 }
@@ -254,10 +259,10 @@ int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size)
  */
 int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc *zc = ssk->conn->zc;
 
 	if (!zc || zc->sink_state != SDP_ZC_SINK_CANCEL || !zc->cancel_sent ||
-	    (s32)(ssk->remote_ack - zc->cancel_mseq) < 0 || zc->sink_acked)
+	    (s32)(ssk->conn->remote_ack - zc->cancel_mseq) < 0 || zc->sink_acked)
 		return -EPROTO;
 	zc->sink_acked = true;
 	sdp_zc_wake(&ssk->sk);
@@ -269,6 +274,7 @@ int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk)
  */
 int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sdp_bsdh *h = buf->data;
 	struct sdp_avail_hdr *a = (struct sdp_avail_hdr *)(h + 1);
 	u32 len = be32_to_cpu(a->len);
@@ -276,12 +282,12 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if (!len || len > SDP_ZC_ADV_MAX)
 		return -EPROTO;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_SINKAVAIL);
-	ssk->zc_peer_sink.addr = be64_to_cpu(a->addr);
-	ssk->zc_peer_sink.rkey = be32_to_cpu(a->rkey);
-	ssk->zc_peer_sink.len = len;
-	ssk->zc_peer_sink.ack = be32_to_cpu(h->mseq_ack);
-	ssk->zc_peer_sink.valid = true;
-	ssk->zc_peer_sink.open = true;
+	conn->zc_peer_sink.addr = be64_to_cpu(a->addr);
+	conn->zc_peer_sink.rkey = be32_to_cpu(a->rkey);
+	conn->zc_peer_sink.len = len;
+	conn->zc_peer_sink.ack = be32_to_cpu(h->mseq_ack);
+	conn->zc_peer_sink.valid = true;
+	conn->zc_peer_sink.open = true;
 	return 0;
 }
 
@@ -291,8 +297,10 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
  */
 bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
 {
-	return ssk->zc_peer_sink.valid &&
-	       (s32)(ssk->zc_peer_sink.ack - ssk->zc_data_mseq) >= 0;
+	const struct sdp_conn *conn = ssk->conn;
+
+	return conn->zc_peer_sink.valid &&
+	       (s32)(conn->zc_peer_sink.ack - conn->zc_data_mseq) >= 0;
 }
 
 /* Source: SinkAvailCancel; answered once whatever we wrote is reported.
@@ -301,11 +309,13 @@ bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
  */
 int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
 {
-	if (!ssk->zc_peer_sink.open)
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!conn->zc_peer_sink.open)
 		return -EPROTO;
-	ssk->zc_peer_sink.open = false;
-	ssk->zc_peer_sink.valid = false;
-	ssk->zc_cancel_ack = true;
+	conn->zc_peer_sink.open = false;
+	conn->zc_peer_sink.valid = false;
+	conn->zc_cancel_ack = true;
 	return 0;
 }
 
@@ -323,8 +333,8 @@ static int sdp_zc_write_batch(struct sdp_sock *ssk, struct sdp_zc *zc,
 
 		n = sdp_zc_rw_prep(ssk, rw, &msg->msg_iter,
 				   min_t(u32, len - *pos, SDP_ZC_CHUNK),
-				   ssk->zc_peer_sink.addr + *pos,
-				   ssk->zc_peer_sink.rkey);
+				   ssk->conn->zc_peer_sink.addr + *pos,
+				   ssk->conn->zc_peer_sink.rkey);
 		if (n < 0 && rw->stuck) {
 			/* what it uses goes after the teardown's drain */
 			net_warn_ratelimited("ib_sdp: RDMA WRITE posted in part (%d), connection reset\n",
@@ -368,9 +378,9 @@ static int sdp_zc_write_reap(struct sdp_sock *ssk, struct sdp_zc *zc,
 /* Queue the RdmaWrCompl of @pos bytes behind the writes, before any data. */
 static void sdp_zc_write_done(struct sdp_sock *ssk, u32 pos)
 {
-	ssk->zc_writing = false;
+	ssk->conn->zc_writing = false;
 	if (sdp_conn_usable(ssk)) {
-		ssk->zc_wrcompl = pos;
+		ssk->conn->zc_wrcompl = pos;
 		sdp_tx_flush(ssk);
 	}
 }
@@ -389,6 +399,7 @@ static void sdp_zc_write_done(struct sdp_sock *ssk, u32 pos)
  */
 ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 {
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc *zc = sdp_zc_get(ssk);
 	u32 len, pos = 0, good = 0;
@@ -398,27 +409,27 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 	if (!zc)
 		return -ENOMEM;
 	len = min_t(size_t, iov_iter_single_seg_count(&msg->msg_iter),
-		    ssk->zc_peer_sink.len);
+		    conn->zc_peer_sink.len);
 	/* no SinkCancelAck before the RdmaWrCompl of what is written */
-	ssk->zc_writing = true;
+	conn->zc_writing = true;
 	do {
 		posted = sdp_zc_write_batch(ssk, zc, msg, len, &pos, &stop);
 		if (!posted && !good) {
-			ssk->zc_writing = false;
+			conn->zc_writing = false;
 			return 0;	/* copy instead */
 		}
-		ssk->zc_peer_sink.valid = false;
+		conn->zc_peer_sink.valid = false;
 		last = stop || pos >= len;
 		if (last)
 			sdp_zc_write_done(ssk, pos);
 		n = posted ? sdp_zc_write_reap(ssk, zc, posted) : 0;
 		if (n < 0) {
-			ssk->zc_writing = false;
+			conn->zc_writing = false;
 			return good ? good : n;	/* the connection is gone */
 		}
 		good += n;
 		/* withdrawn while we wrote: what is written is all */
-		if (!last && !ssk->zc_peer_sink.open) {
+		if (!last && !conn->zc_peer_sink.open) {
 			sdp_zc_write_done(ssk, pos);
 			break;
 		}

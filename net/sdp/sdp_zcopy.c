@@ -152,7 +152,7 @@ static void sdp_zc_reg_mr_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Under the socket lock, with a connection: the ZCopy state. */
 struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc *zc = ssk->conn->zc;
 	int i;
 
 	if (zc)
@@ -170,7 +170,7 @@ struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk)
 		sdp_buf_init(ssk, &zc->wr[i].b, SDP_BUF_ZC_RW);
 		zc->wr[i].dir = DMA_TO_DEVICE;
 	}
-	ssk->zc = zc;
+	ssk->conn->zc = zc;
 	return zc;
 }
 
@@ -179,7 +179,7 @@ struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk)
  */
 int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 {
-	struct ib_device *dev = ssk->sdev->ibdev;
+	struct ib_device *dev = ssk->conn->sdev->ibdev;
 	int i;
 
 	if (zc->nregs)
@@ -189,7 +189,7 @@ int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 	if (zc->reg_pages < 2)
 		return -EOPNOTSUPP;
 	for (i = 0; i < SDP_ZC_REGS; i++) {
-		struct ib_mr *mr = ib_alloc_mr(ssk->pd, IB_MR_TYPE_MEM_REG,
+		struct ib_mr *mr = ib_alloc_mr(ssk->conn->pd, IB_MR_TYPE_MEM_REG,
 					       zc->reg_pages);
 
 		if (IS_ERR(mr))
@@ -210,8 +210,8 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 {
 	bool src = !reg->sink;
 
-	if (ssk->sdev)
-		ib_dma_unmap_sg(ssk->sdev->ibdev, reg->sg, reg->npages,
+	if (ssk->conn->sdev)
+		ib_dma_unmap_sg(ssk->conn->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	/* the peer may have written into a SinkAvail's pages */
 	sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
@@ -283,7 +283,7 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 {
 	enum dma_data_direction dir = reg->sink ? DMA_FROM_DEVICE :
 						  DMA_TO_DEVICE;
-	struct ib_device *dev = ssk->sdev->ibdev;
+	struct ib_device *dev = ssk->conn->sdev->ibdev;
 	struct ib_reg_wr rwr = {};
 	size_t off, left;
 	ssize_t n;
@@ -322,7 +322,7 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 	rwr.mr = reg->mr;
 	rwr.key = reg->mr->rkey;
 	rwr.access = access;
-	err = ib_post_send(ssk->qp, &rwr.wr, NULL);
+	err = ib_post_send(ssk->conn->qp, &rwr.wr, NULL);
 	if (err)
 		goto err_map;
 	reg->len = n;
@@ -359,7 +359,7 @@ int sdp_zc_inv_post(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 	int err;
 
 	reg->state = SDP_ZC_REG_INVALIDATING;
-	err = ib_post_send(ssk->qp, &wr, NULL);
+	err = ib_post_send(ssk->conn->qp, &wr, NULL);
 	if (!err)
 		sdp_sq_posted(ssk);
 	return err;
@@ -383,7 +383,7 @@ int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 void sdp_zc_revoke(struct sdp_sock *ssk)
 {
 	struct sdp_zc_reg *reg, *tmp;
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_zc *zc = ssk->conn->zc;
 
 	if (!zc)
 		return;
@@ -423,7 +423,7 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	/* the device is done with the pages: unmap them here; the waiting
 	 * reader puts them (it may sleep to dirty them)
 	 */
-	rdma_rw_ctx_destroy(&rw->ctx, ssk->qp, ssk->port_num, rw->sg, rw->nsg,
+	rdma_rw_ctx_destroy(&rw->ctx, ssk->conn->qp, ssk->conn->port_num, rw->sg, rw->nsg,
 			    rw->dir);
 	rw->busy = false;
 	if (buf->status == IB_WC_REM_ACCESS_ERR ||
@@ -484,13 +484,14 @@ void sdp_bounce_free(struct sdp_buf *b)
  */
 static int sdp_zc_rw_post(struct sdp_sock *ssk, struct sdp_zc_rw *rw)
 {
+	struct sdp_conn *conn = ssk->conn;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *first;
 	int err;
 
-	first = rdma_rw_ctx_wrs(&rw->ctx, ssk->qp, ssk->port_num, &rw->b.cqe,
+	first = rdma_rw_ctx_wrs(&rw->ctx, conn->qp, conn->port_num, &rw->b.cqe,
 				NULL);
-	err = ib_post_send(ssk->qp, first, &bad);
+	err = ib_post_send(conn->qp, first, &bad);
 	if (!err) {
 		sdp_sq_posted(ssk);
 		return 0;
@@ -570,7 +571,8 @@ void sdp_zc_rw_release(struct sdp_zc_rw *rw, struct iov_iter *iter, bool ok)
 int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey)
 {
-	u32 port = ssk->port_num;
+	struct sdp_conn *conn = ssk->conn;
+	u32 port = conn->port_num;
 	ssize_t n;
 	int ret;
 
@@ -581,7 +583,7 @@ int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 	if (n < 0)
 		return n;
 	rw->len = n;
-	ret = rdma_rw_ctx_init(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg, 0,
+	ret = rdma_rw_ctx_init(&rw->ctx, conn->qp, port, rw->sg, rw->nsg, 0,
 			       raddr, rkey, rw->dir);
 	if (ret < 0)
 		goto err;
@@ -591,7 +593,7 @@ int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		if (rw->stuck)
 			return ret;	/* busy until the teardown */
 		rw->busy = false;
-		rdma_rw_ctx_destroy(&rw->ctx, ssk->qp, port, rw->sg, rw->nsg,
+		rdma_rw_ctx_destroy(&rw->ctx, conn->qp, port, rw->sg, rw->nsg,
 				    rw->dir);
 		goto err;
 	}
@@ -623,7 +625,7 @@ static void sdp_zc_rw_unstick(struct sdp_sock *ssk, struct sdp_zc_rw *ops)
 	for (i = 0; i < SDP_ZC_RW_OPS; i++) {
 		if (!ops[i].stuck)
 			continue;
-		rdma_rw_ctx_destroy(&ops[i].ctx, ssk->qp, ssk->port_num,
+		rdma_rw_ctx_destroy(&ops[i].ctx, ssk->conn->qp, ssk->conn->port_num,
 				    ops[i].sg, ops[i].nsg, ops[i].dir);
 		ops[i].stuck = false;
 		ops[i].b.status = IB_WC_WR_FLUSH_ERR;
@@ -640,7 +642,8 @@ static void sdp_zc_rw_unstick(struct sdp_sock *ssk, struct sdp_zc_rw *ops)
  */
 void sdp_zc_teardown(struct sdp_sock *ssk)
 {
-	struct sdp_zc *zc = ssk->zc;
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
 	int i;
 
 	if (!zc)
@@ -656,20 +659,13 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 			sdp_zc_reg_finish(ssk, &zc->reg[i], zc->reg[i].sink);
 	zc->nregs = 0;
 	INIT_LIST_HEAD(&zc->src);
-	ssk->zc_cancel = false;
-	ssk->zc_sinkavail = false;
-	ssk->zc_sink_cancel = false;
-	ssk->zc_cancel_ack = false;
-	ssk->zc_wrcompl = 0;
-	ssk->zc_peer_sink.valid = false;
+	conn->zc_cancel = false;
+	conn->zc_sinkavail = false;
+	conn->zc_sink_cancel = false;
+	conn->zc_cancel_ack = false;
+	conn->zc_wrcompl = 0;
+	conn->zc_peer_sink.valid = false;
 	sdp_zc_wake(&ssk->sk);
-}
-
-/* At socket destruction, or before a new connection: nothing is in use. */
-void sdp_zc_free(struct sdp_sock *ssk)
-{
-	kvfree(ssk->zc);
-	ssk->zc = NULL;
 }
 
 void sdp_zc_init(struct sdp_sock *ssk)
