@@ -58,7 +58,8 @@ check "an idle end costs at most 128 KiB ($kib KiB; TCP $tcp_kib KiB)" \
 check "of which at most 64 KiB buffers ($bufkib KiB)" test "$bufkib" -le 64
 used=$((m0 - m1))
 hold_end
-wait_for test "$(sdp_inuse)" = 0
+no_sockets() { [ "$(sdp_inuse)" = 0 ]; }
+wait_for no_sockets
 check_eq "every buffer freed after close" 0 "$(sdp_stat BufferBytes)"
 settle
 check "the memory is back ($(((m0 - $(avail)) / 1024)) of $((used / 1024)) MiB missing)" \

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Many connections between the two VMs of a pair: VM b opens N (500) SDP
+# connections to an echo server on VM a, each checked with a 100-byte
+# echo, and holds them idle.  On both hosts an end costs at most 128 KiB
+# of MemAvailable, at most 64 KiB of it buffers (BufferBytes), and every
+# buffer is freed after close.
+# Argument: "a" (server, on SDP_IP) or "b" (client, to SDP_PEER_IP).
+. "$(dirname "$0")/lib.sh"
+
+role=${1:?a or b}
+rxe-up >/dev/null || exit 1
+sdp_unload
+sdp_load || exit 1
+n=${SDP_PAIR_SCALE_N:-500}
+port=7950
+
+avail() { awk '/^MemAvailable/ {print $2}' /proc/meminfo; }
+settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
+# until TEST, at most $1 seconds
+until_s() {
+	local s=$1 i
+	shift
+	for i in $(seq $((s * 10))); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+inuse_at_least() { [ "$(sdp_inuse)" -ge "$1" ]; }
+inuse_at_most() { [ "$(sdp_inuse)" -le "$1" ]; }
+no_buffers() { [ "$(sdp_stat BufferBytes)" = 0 ]; }
+# per_end M0 M1 B0 B1: check what each of the $n ends here costs
+per_end() {
+	local kib=$((($1 - $2) / n)) bufkib=$((($4 - $3) / n / 1024))
+	echo "# $role: $n ends: $kib KiB each, $bufkib KiB of it buffers"
+	check "$role: an idle end costs at most 128 KiB ($kib KiB)" \
+		test "$kib" -le 128
+	check "$role: of which at most 64 KiB buffers ($bufkib KiB)" \
+		test "$bufkib" -le 64
+}
+
+settle
+m0=$(avail) b0=$(sdp_stat BufferBytes)
+if [ "$role" = a ]; then
+	sdp_scale serve sdp "$SDP_IP" $port >/tmp/serve.out 2>&1 &
+	srv=$!
+	check "server: $n connections from the other host" \
+		until_s 300 inuse_at_least $((n + 1))
+	sleep 3
+	per_end "$m0" "$(avail)" "$b0" "$(sdp_stat BufferBytes)"
+	check "server: all closed by the other host" \
+		until_s 300 inuse_at_most 1
+	kill $srv
+	wait $srv 2>/dev/null
+else
+	sleep 8		# the server is up
+	coproc H { sdp_scale hold-client sdp "$SDP_PEER_IP" $port "$n" 2>&1; }
+	rate=""
+	while read -r l <&"${H[0]}"; do
+		echo "# b: $l"
+		case $l in
+		rate*) rate=${l#rate } ;;
+		ready) break ;;
+		esac
+	done
+	check "client: $n connections set up and echo-checked ($rate)" \
+		test -n "$rate"
+	sleep 3
+	per_end "$m0" "$(avail)" "$b0" "$(sdp_stat BufferBytes)"
+	exec {H[1]}>&-
+	wait "$H_PID"
+fi
+check "$role: every buffer freed after close" \
+	until_s 30 no_buffers
+check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+sdp_check_clean
+finish
