@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the verbs resources of a connection and their lifetime.
+ * ib_sdp: the connection object (struct sdp_conn) and its verbs
+ * resources.
+ *
+ * A socket always has one struct sdp_conn: an empty one from its creation
+ * (sdp_conn_init()), and a fresh one for each connection, which
+ * sdp_conn_create() puts in place of the last (sdp_conn_replace()) before
+ * it creates the QP.  The last reference frees its rings and ZCopy state
+ * (sdp_conn_free()).
  *
  * A connection owns one RC QP, a share of a CQ from the device's CQ pool
  * for both its queues (polled in softirq context), a ring of receive
@@ -15,11 +22,13 @@
  * owner lets go: completions are therefore handled in the order they
  * arrive, always under the socket lock, never concurrently.
  *
- * Teardown (sdp_conn_teardown()) runs in process context without the
- * socket lock: rdma_disconnect(), ib_drain_qp() (whose flushed completions
- * still pass through sdp_cq_done()), then the QP, the CQ share and the DMA
- * mappings are released.  The buffers' memory stays until the socket is
- * freed, so data received before the teardown can still be read.
+ * Teardown (sdp_conn_teardown(), sdp_close.c) runs in process context
+ * without the socket lock: ib_drain_qp() (whose flushed completions still
+ * pass through sdp_cq_done()), rdma_disconnect(), then
+ * sdp_conn_free_verbs() releases the QP, the CQ share, the DMA mappings
+ * and the PD.  The buffers' memory stays with the connection until it is
+ * replaced or the socket freed, so data received before the teardown can
+ * still be read.
  */
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
