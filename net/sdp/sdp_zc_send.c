@@ -117,16 +117,21 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
-	u32 max = ssk->conn->zc ? min_t(u32, ssk->conn->zc->nregs, ssk->conn->peer_adverts) : 1;
+	u32 max = conn->zc ? min_t(u32, conn->zc->nregs, conn->peer_adverts) : 1;
 
 	if (!*timeo)
 		return -EAGAIN;
 	if (signal_pending(current))
 		return sock_intr_errno(*timeo);
+	/* a send buffer coming back wakes us only if we say we wait for one
+	 * (sdp_write_space())
+	 */
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo, (ssk->zc_src_count < max &&
-				  !list_empty(&ssk->conn->tx_free)) ||
+				  !list_empty(&conn->tx_free)) ||
 		      sk->sk_err || !sdp_conn_usable(ssk), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return 0;
