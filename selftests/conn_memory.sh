@@ -18,14 +18,12 @@ sdp_unload
 sdp_load || exit 1
 n=${SDP_SCALE_N:-2000}
 
-avail() { awk '/^MemAvailable/ {print $2}' /proc/meminfo; }
-settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
 
 # hold FAM: open $n connections, print "KiB-per-end setup-rate", keep them
 # open until hold_end.
 hold() {
-	settle
-	m0=$(avail)
+	mem_settle
+	m0=$(mem_avail_kib)
 	b0=$(sdp_stat BufferBytes)
 	coproc H { sdp_scale hold "$1" "$addr" 7900 "$n"; }
 	local l rate=0
@@ -37,7 +35,7 @@ hold() {
 		esac
 	done
 	sleep 2
-	m1=$(avail)
+	m1=$(mem_avail_kib)
 	b1=$(sdp_stat BufferBytes)
 	kib=$(((m0 - m1) / (2 * n)))
 	bufkib=$(((b1 - b0) / (2 * n) / 1024))
@@ -61,9 +59,9 @@ hold_end
 no_sockets() { [ "$(sdp_inuse)" = 0 ]; }
 wait_for no_sockets
 check_eq "every buffer freed after close" 0 "$(sdp_stat BufferBytes)"
-settle
-check "the memory is back ($(((m0 - $(avail)) / 1024)) of $((used / 1024)) MiB missing)" \
-	test $((m0 - $(avail))) -lt $((used / 4 + (16 << 10)))
+mem_settle
+check "the memory is back ($(((m0 - $(mem_avail_kib)) / 1024)) of $((used / 1024)) MiB missing)" \
+	test $((m0 - $(mem_avail_kib))) -lt $((used / 4 + (16 << 10)))
 
 # ---- growth under load, shrink when idle -------------------------------------
 echo 0 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh	# BCopy only

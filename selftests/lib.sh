@@ -153,12 +153,50 @@ tcp_listening() {
 	[ -n "$(ss -Hltn "sport = :$1")" ]
 }
 
-# wait_for TEST [ARG...]: until TEST succeeds, at most 10 s.
+# wait_for [-t SECONDS] TEST [ARG...]: until TEST succeeds, at most
+# SECONDS (10 by default).
 wait_for() {
-	local i
-	for i in $(seq 100); do
+	local i s=10
+	if [ "$1" = -t ]; then
+		s=$2
+		shift 2
+	fi
+	for i in $(seq $((s * 10))); do
 		"$@" && return 0
 		sleep 0.1
+	done
+	return 1
+}
+
+# mem_settle: write back and drop the page cache, let the system settle,
+# before reading mem_avail_kib for a memory cost.
+mem_settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 2
+}
+
+# mem_avail_kib: MemAvailable in KiB.
+mem_avail_kib() {
+	awk '/^MemAvailable/ {print $2}' /proc/meminfo
+}
+
+# Pair suite barrier: pair_release PORT on one VM lets pair_await PORT
+# on the other return (a TCP connection over the wire), each at most
+# SECONDS (default 300).
+pair_release() {
+	timeout "${2:-300}" python3 -c '
+import socket, sys
+s = socket.create_server(("", int(sys.argv[1])))
+s.accept()[0].close()' "$1"
+}
+
+pair_await() {
+	local i
+	for i in $(seq $((${2:-300} * 5))); do
+		timeout 2 bash -c "exec 3<>/dev/tcp/$SDP_PEER_IP/$1" \
+			2>/dev/null && return 0
+		sleep 0.2
 	done
 	return 1
 }

@@ -15,18 +15,6 @@ sdp_load || exit 1
 n=${SDP_PAIR_SCALE_N:-500}
 port=7950
 
-avail() { awk '/^MemAvailable/ {print $2}' /proc/meminfo; }
-settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
-# until TEST, at most $1 seconds
-until_s() {
-	local s=$1 i
-	shift
-	for i in $(seq $((s * 10))); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 inuse_at_least() { [ "$(sdp_inuse)" -ge "$1" ]; }
 inuse_at_most() { [ "$(sdp_inuse)" -le "$1" ]; }
 no_buffers() { [ "$(sdp_stat BufferBytes)" = 0 ]; }
@@ -34,23 +22,26 @@ no_buffers() { [ "$(sdp_stat BufferBytes)" = 0 ]; }
 per_end() {
 	local kib=$((($1 - $2) / n)) bufkib=$((($4 - $3) / n / 1024))
 	echo "# $role: $n ends: $kib KiB each, $bufkib KiB of it buffers"
+	check "$role: all $n ends open when measured" inuse_at_least "$n"
 	check "$role: an idle end costs at most 128 KiB ($kib KiB)" \
 		test "$kib" -le 128
 	check "$role: of which at most 64 KiB buffers ($bufkib KiB)" \
 		test "$bufkib" -le 64
 }
 
-settle
-m0=$(avail) b0=$(sdp_stat BufferBytes)
+mem_settle
+m0=$(mem_avail_kib) b0=$(sdp_stat BufferBytes)
 if [ "$role" = a ]; then
 	sdp_scale serve sdp "$SDP_IP" $port >/tmp/serve.out 2>&1 &
 	srv=$!
 	check "server: $n connections from the other host" \
-		until_s 300 inuse_at_least $((n + 1))
+		wait_for -t 300 inuse_at_least $((n + 1))
 	sleep 3
-	per_end "$m0" "$(avail)" "$b0" "$(sdp_stat BufferBytes)"
+	per_end "$m0" "$(mem_avail_kib)" "$b0" "$(sdp_stat BufferBytes)"
+	# b holds its ends until this end is measured
+	check "server: measured while the client holds" pair_release 7951
 	check "server: all closed by the other host" \
-		until_s 300 inuse_at_most 1
+		wait_for -t 300 inuse_at_most 1
 	kill $srv
 	wait $srv 2>/dev/null
 else
@@ -67,12 +58,13 @@ else
 	check "client: $n connections set up and echo-checked ($rate)" \
 		test -n "$rate"
 	sleep 3
-	per_end "$m0" "$(avail)" "$b0" "$(sdp_stat BufferBytes)"
+	per_end "$m0" "$(mem_avail_kib)" "$b0" "$(sdp_stat BufferBytes)"
+	check "client: held until the server measured" pair_await 7951
 	exec {H[1]}>&-
 	wait "$H_PID"
 fi
 check "$role: every buffer freed after close" \
-	until_s 30 no_buffers
+	wait_for -t 30 no_buffers
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean
 finish
