@@ -201,6 +201,19 @@ pair_await() {
 	return 1
 }
 
+# rdma_counter NAME: the RDMA device's (rxe0 port 1) counter NAME, as
+# `rdma statistic` shows it.
+rdma_counter() {
+	rdma statistic show link rxe0/1 | tr ' ' '\n' |
+		awk -v n="$1" 'p == n {print; exit} {p = $0}'
+}
+
+# rnr_naks: receive-not-ready NAKs the device sent, each a message that
+# found no receive buffer posted; SDP's credits must make them impossible.
+rnr_naks() {
+	rdma_counter send_rnr_err
+}
+
 # sdp_rows: rows of /proc/net/sdp (sockets).
 sdp_rows() {
 	echo $(($(wc -l </proc/net/sdp) - 1))

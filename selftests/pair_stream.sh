@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One SDP connection between the two VMs of a pair: 64 MiB of seeded
-# random data each way, every byte checked on both hosts.
+# random data each way, every byte checked on both hosts, and no
+# message met an empty receive queue (an RNR NAK) on either.
 # Argument: "a" (server, on SDP_IP) or "b" (client, to SDP_PEER_IP).
 . "$(dirname "$0")/lib.sh"
 
@@ -10,6 +11,7 @@ rxe-up >/dev/null || exit 1
 sdp_unload
 sdp_load || exit 1
 
+rnr0=$(rnr_naks)
 if [ "$role" = a ]; then
 	out=$(timeout 600 sdp_stream server sdp "$SDP_IP" 7500 1 2>&1)
 	check_eq "server: the stream from the other host verified ($out)" 0 "$?"
@@ -19,5 +21,7 @@ else
 	check_eq "client: the echo from the other host verified ($out)" 0 "$?"
 fi
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+check_eq "no message met an empty receive queue (RNR)" 0 \
+	$(($(rnr_naks) - rnr0))
 sdp_check_clean
 finish

@@ -5,7 +5,8 @@
 # echoes it, the client checks every byte of the echo and EOF after it.
 # Writes of 64 KiB and more go by ZCopy, the others by BCopy: both paths
 # carry the streams, interleaved.  Afterwards nothing is left: sockets,
-# QPs, CQs, MRs, /proc rows.
+# QPs, CQs, MRs, /proc rows; and no message ever met an empty receive
+# queue (an RNR NAK).
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -13,6 +14,7 @@ sdp_unload
 sdp_load || exit 1
 
 port=7100
+rnr0=$(rnr_naks)
 sdp_stream server sdp "$addr" $port 16 >/tmp/server.out 2>&1 &
 srv=$!
 out=$(sdp_stream client sdp "$addr" $port 16 $((64 << 20)) 1 2>&1)
@@ -29,6 +31,10 @@ check "BCopy carried some" test "$(sdp_stat TxData)" -gt 0
 check "ZCopy carried some" test "$(sdp_stat TxSrcAvail)" -gt 0
 check_eq "every SrcAvail read whole" "$(sdp_stat TxSrcAvail)" "$(sdp_stat RxSrcAvail)"
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+# credits count every message, control ones too, and receive buffers
+# being resized: none ever finds the peer's receive queue empty
+check_eq "no message met an empty receive queue (RNR)" 0 \
+	$(($(rnr_naks) - rnr0))
 check_eq "no connection aborted" 0 "$(sdp_stat ConnAborted)"
 check_eq "32 connections closed in order" 32 "$(sdp_stat ConnClosed)"
 sdp_check_clean

@@ -261,11 +261,19 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
  * @ssk: the socket, locked (any context)
  * @buf: a receive buffer, consumed
  *
+ * The SDP_CTRL_BUFS buffers the peer may fill beyond its credits are
+ * never deferred: every header we send grants them whatever else is
+ * posted, so fewer posted would make the peer's next control messages
+ * wait for an RNR retry.  A buffer posted at its old size is no harm: it
+ * is at least what the peer may send until our ChRcvBufAck, which waits
+ * for it to be gone.
+ *
  * Return: 0, or the error of the post.
  */
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (likely(buf->size == ssk->conn->rcv_size))
+	if (likely(buf->size == ssk->conn->rcv_size) ||
+	    ssk->conn->rx_posted < SDP_CTRL_BUFS)
 		return sdp_post_recv(ssk, buf);
 	list_add_tail(&buf->list, &ssk->conn->rx_resize);
 	sdp_mem_arm(ssk, 0);

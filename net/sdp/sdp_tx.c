@@ -19,9 +19,9 @@
  * last.  Control messages (credit updates, DisConn, Abort, RdmaRdCompl,
  * SrcAvailCancel) need none: every peer posts SDP_CTRL_BUFS receive
  * buffers beyond those it advertises, which only control messages fill,
- * and posts each again as soon as it has handled its message.  So a side
- * can always tell the other what it needs to go on: both may fill each
- * other's windows and neither deadlocks.  Control messages use their own
+ * up to SDP_CTRL_BUFS of them past our credits (sdp_send_ctrl()).  So a
+ * side can always tell the other what it needs to go on: both may fill
+ * each other's windows and neither deadlocks.  Control messages use their own
  * few buffers.  A send completion returns the buffer, posts whatever was
  * waiting and wakes writers.
  *
@@ -69,6 +69,16 @@ void sdp_write_space(struct sock *sk)
 	rcu_read_unlock();
 }
 
+/* The credits a control message @mid needs more than: how many of the
+ * peer's unadvertised buffers it may take.
+ */
+static int sdp_ctrl_floor(u8 mid)
+{
+	if (mid == SDP_MID_DATA || mid == SDP_MID_ABORT)
+		return -SDP_CTRL_BUFS;
+	return -(SDP_CTRL_BUFS - 1);
+}
+
 /**
  * sdp_send_ctrl - post a control message
  * @ssk: the socket, locked
@@ -79,10 +89,16 @@ void sdp_write_space(struct sock *sk)
  * @size: the size header's value
  *
  * Control messages need no credit: they fill the receive buffers the peer
- * keeps beyond those it advertises (Documentation/wire.rst).
+ * keeps beyond those it advertises (Documentation/wire.rst), SDP_CTRL_BUFS
+ * of them, and no more until its next header: credits go down to
+ * -SDP_CTRL_BUFS at most, so no message ever finds the peer's receive
+ * queue empty (which the transport would retry after an RNR delay).  The
+ * last of those buffers is kept for a credit update or an Abort, which
+ * ask nothing of the peer: two peers short of credits can always tell
+ * each other of the buffers they posted again.
  *
- * Return: 0, -EAGAIN without a free control buffer, or another negative
- * errno.
+ * Return: 0, -EAGAIN without a free control buffer or a peer's buffer, or
+ * another negative errno.
  */
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 {
@@ -93,7 +109,8 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 
 	if (!sdp_conn_usable(ssk))
 		return -ENOTCONN;
-	if (list_empty(&conn->ctrl_free))
+	if (list_empty(&conn->ctrl_free) ||
+	    sdp_tx_credits(ssk) <= sdp_ctrl_floor(mid))
 		return -EAGAIN;
 
 	buf = list_first_entry(&conn->ctrl_free, struct sdp_buf, list);
