@@ -67,6 +67,8 @@ evil() {	# case port [counts-a-protocol-error]
 # a RdmaWrCompl for a SinkAvail that could not be sent yet (the old
 # module returned bytes nobody wrote, then oopsed sending the SinkAvail)
 evil sink-unsent 7710 counted
+# a SinkAvail still queued for credits when data comes
+evil sink-late-data 7715
 # a RdmaRdCompl for a SrcAvail still queued for credits
 evil rdcompl-unsent 7720 counted
 # the SinkAvail's key is invalidated before the peer hears of the Abort

@@ -57,6 +57,10 @@
  *                  reposting, its SinkAvailCancels used up our control
  *                  buffers) when a RdmaWrCompl claims to have written
  *                  into it: a protocol error, never bytes nobody wrote
+ *   sink-late-data our SinkAvail waits for a credit when data comes, and
+ *                  the credit with it: the offer must be dropped, never
+ *                  sent behind that data (the source would write into
+ *                  it the bytes that follow the data)
  *   rdcompl-unsent a RdmaRdCompl for a SrcAvail still queued for credits
  *   sink-abort     the SinkAvail's key is dead by the time our Abort
  *                  arrives
@@ -467,6 +471,88 @@ static int sink_unsent_case(void)
 		ev = peer_event(&p, 5000);
 	while (ev >= 0 && ev != RDMA_CM_EVENT_DISCONNECTED);
 	CHECK(ev == RDMA_CM_EVENT_DISCONNECTED, "the connection was aborted");
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
+/* The application's end of sink-late-data: one recv() of 256 KiB once
+ * told; it reports what it got, then the first byte.
+ */
+static void app_recv_report(int tx, int rx)
+{
+	int s = accepted(4);
+	char *buf = malloc(256 << 10);
+	struct timeval tv = { 20, 0 };
+	ssize_t r;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	hear(rx, 30000);
+	r = recv(s, buf, 256 << 10, 0);
+	say(tx, r < 0 ? -errno : r);
+	say(tx, r > 0 ? buf[0] : -1);
+	hear(rx, 30000);
+}
+
+/* A SinkAvail or SinkCancel from us, acknowledging only up to @ack: the
+ * application's credits do not come back.
+ */
+static int send_ack(struct peer *p, uint8_t mid, int64_t ack)
+{
+	struct avail a = { htonl(4096), htonl(p->memmr->rkey),
+			   htobe64((uintptr_t)p->mem) };
+	struct peer_hdr h = PEER_HDR_OK;
+
+	h.mseq_ack = ack;
+	return mid == MID_SINK_AVAIL ?
+		peer_send(p, mid, 0, &a, sizeof(a), h) :
+		peer_send(p, mid, 0, NULL, 0, h);
+}
+
+static int sink_late_data_case(void)
+{
+	struct peer_opts o;
+	struct peer_msg m;
+	struct peer p;
+	struct app a;
+	int64_t ack;
+	int i, late;
+	long r, c;
+
+	app_start(&a, app_recv_report);
+	usleep(300000);
+	peer_opts_default(&o);
+	o.bufs = 4;		/* the fewest credits, never given back, */
+	o.post = 64;		/* though every message finds a buffer */
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		app_stop(&a);
+		return 2;
+	}
+	ack = p.mseq_in;
+	/* SinkCancelAcks use up its control messages beyond the credit */
+	for (i = 0; i < 20; i++) {
+		send_ack(&p, MID_SINK_AVAIL, ack);
+		send_ack(&p, MID_SINK_CANCEL, ack);
+		if (recv_mid(&p, &m, MID_SINK_CANCEL_ACK, 1000))
+			break;
+		peer_done(&p, &m);
+	}
+	CHECK(i > 0 && i < 20,
+	      "the application is out of credits after %d SinkCancelAcks", i);
+	say(a.to, 1);		/* recv(): its SinkAvail must wait */
+	CHECK(recv_mid(&p, &m, MID_SINK_AVAIL, 1000),
+	      "the reader's SinkAvail waits for a credit");
+	/* data, and with it the credits: the offer is stale now */
+	peer_send(&p, MID_DATA, 0, "hello", 5, PEER_HDR_OK);
+	late = !recv_mid(&p, &m, MID_SINK_AVAIL, 2000);
+	CHECK(!late, "no SinkAvail goes after the data came (%s)",
+	      late ? "one did: a write into it would land ahead of the data" :
+		     "none");
+	r = hear(a.from, 15000);
+	c = hear(a.from, 1000);
+	CHECK(r == 5 && c == 'h', "recv() returns the 5 bytes sent (%ld, '%c')",
+	      r, c > 0 ? (char)c : '?');
 	app_stop(&a);
 	peer_close(&p);
 	return check_exit();
@@ -906,6 +992,8 @@ int main(int argc, char **argv)
 		return sink_unsent_case();
 	if (!strcmp(c, "rdcompl-unsent"))
 		return rdcompl_unsent_case();
+	if (!strcmp(c, "sink-late-data"))
+		return sink_late_data_case();
 	if (!strcmp(c, "sink-abort"))
 		return sink_abort_case();
 	if (!strcmp(c, "hurry"))

@@ -50,13 +50,19 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	       !(conn->zc && conn->zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
-/* An offer of ours waits for a control buffer (sdp_tx.c). */
+/* An offer of ours waits for a control buffer (sdp_tx.c), and may still
+ * go: its mseq_ack will cover every message received by then, so the
+ * source would write behind their bytes.  Once data has come in, the
+ * buffer is no longer for the next bytes of the stream: the reader wakes
+ * and drops the offer unsent.
+ */
 bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
 {
 	const struct sdp_conn *conn = ssk->conn;
 
 	return conn->zc && conn->zc->sink &&
-	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent;
+	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent &&
+	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data;
 }
 
 /* The SinkAvail's header, for sdp_send_ctrl(). */
