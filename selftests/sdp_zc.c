@@ -48,6 +48,12 @@
  *	would copy the page for one of them); then the peer writes: the
  *	reader must see the peer's bytes (pages pinned FOLL_LONGTERM stay
  *	the parent's).
+ *   sdp_zc sendwait ADDR PORT
+ *	a reader waits in recv() of 1 MiB with its buffer offered to the peer
+ *	(SinkAvail: one registration of the connection's); another thread
+ *	sends 64 MiB on the same socket, which the peer does not read for
+ *	3 s: waiting for a registration, the sender sleeps (the process uses
+ *	under 1 s of CPU in those 3 s); then every byte arrives both ways.
  *   sdp_zc blast-recv ADDR PORT SIZE / sdp_zc blast-send ADDR PORT SIZE
  *	receive / send SIZE bytes at a time until an error: for the kill
  *	tests; print "ready", then how it ended.
@@ -817,6 +823,68 @@ static int run_forkcow(void)
 	return check_exit();
 }
 
+/* ---- sendwait: a sender waiting for room must sleep ---------------------- */
+
+struct sender {
+	int fd;
+	unsigned char *buf;
+	size_t n;
+	int err;
+	volatile int done;
+};
+
+static void *sender_fn(void *arg)
+{
+	struct sender *s = arg;
+
+	s->err = send_all(s->fd, s->buf, s->n);
+	s->done = 1;
+	return NULL;
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int run_sendwait(void)
+{
+	enum { N = 64 << 20, M = 1 << 20 };
+	int l = listener(port), c = connector(port), s = accept_one(l);
+	struct reader rd = { c, malloc(M), 0 };
+	struct sender sd = { c, malloc(N), N, 0, 0 };
+	unsigned char *in = malloc(N);
+	pthread_t tr, ts;
+	double cpu;
+	uint32_t i;
+
+	for (i = 0; i < N; i++)
+		sd.buf[i] = pat(i, 31);
+	pthread_create(&tr, NULL, reader_fn, &rd);
+	usleep(500000);		/* its SinkAvail holds one registration */
+	pthread_create(&ts, NULL, sender_fn, &sd);
+	usleep(1000000);	/* the other registrations are taken */
+	cpu = cpu_seconds();
+	usleep(3000000);
+	cpu = cpu_seconds() - cpu;
+	CHECK(!sd.done, "the sender still waits for the peer to read");
+	CHECK(cpu < 1.0,
+	      "while it waits for a registration it sleeps (%.2f s of CPU in 3 s)",
+	      cpu);
+	CHECK(recv_all(s, in, N, N) == N && first_bad(in, N, 31) == N,
+	      "then the peer reads all it sent");
+	pthread_join(ts, NULL);
+	CHECK(!sd.err, "and the send succeeds (%s)", errname(sd.err));
+	memset(in, 7, M);
+	send_all(s, in, M);
+	pthread_join(tr, NULL);
+	CHECK(rd.got == M, "the waiting reader gets its bytes (%zd)", rd.got);
+	return check_exit();
+}
+
 /* ---- blast, for the kill tests -------------------------------------------- */
 
 static int run_blast(int recv_side, size_t size)
@@ -925,6 +993,8 @@ int main(int argc, char **argv)
 		return run_closeahead();
 	if (!strcmp(argv[1], "shutread"))
 		return run_shutread();
+	if (!strcmp(argv[1], "sendwait"))
+		return run_sendwait();
 	if (!strcmp(argv[1], "forkcow"))
 		return run_forkcow();
 	if (!strcmp(argv[1], "blast-recv") && argc == 5)

@@ -68,6 +68,7 @@ mode closeahead 8145
 mode shutread 8146
 # pinned FOLL_LONGTERM: a fork() cannot divert the peer's writes
 mode forkcow 8147
+mode sendwait 8148
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
 # Keys: valid on their own connection only, and only while their transfer

@@ -45,6 +45,20 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 	return iov_iter_single_seg_count(&msg->msg_iter) >= thresh;
 }
 
+/* Under the socket lock: room for one more SrcAvail, that is a free
+ * registration (a SinkAvail of a reader holds one too), the peer's limit
+ * not reached, and a send buffer to carry it.
+ */
+static bool sdp_zc_src_room(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
+
+	return zc && sdp_zc_free_reg(zc) &&
+	       ssk->zc_src_count < min_t(u32, zc->nregs, conn->peer_adverts) &&
+	       !list_empty(&conn->tx_free);
+}
+
 /**
  * sdp_zc_send - advertise the next part of a send in a SrcAvail
  * @ssk: the socket, locked, connected
@@ -70,10 +84,9 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	zc = sdp_zc_get(ssk);
 	if (!zc || sdp_zc_mrs(ssk, zc))
 		return -ENOBUFS;
-	reg = sdp_zc_free_reg(zc);
-	if (!reg || ssk->zc_src_count >= min_t(u32, zc->nregs, conn->peer_adverts) ||
-	    list_empty(&conn->tx_free))
+	if (!sdp_zc_src_room(ssk))
 		return -EAGAIN;
+	reg = sdp_zc_free_reg(zc);
 	/* the SrcAvail, in stream order behind what is queued */
 	buf = sdp_tx_buf_take(ssk);
 	if (IS_ERR(buf))
@@ -117,9 +130,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
-	u32 max = conn->zc ? min_t(u32, conn->zc->nregs, conn->peer_adverts) : 1;
 
 	if (!*timeo)
 		return -EAGAIN;
@@ -130,8 +141,7 @@ int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 	 */
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	add_wait_queue(sk_sleep(sk), &wait);
-	sk_wait_event(sk, timeo, (ssk->zc_src_count < max &&
-				  !list_empty(&conn->tx_free)) ||
+	sk_wait_event(sk, timeo, sdp_zc_src_room(ssk) ||
 		      sk->sk_err || !sdp_conn_usable(ssk), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return 0;
