@@ -12,32 +12,34 @@ addr=$(rxe-up) || exit 1
 sdp_unload
 sdp_load || exit 1
 
+# a listener bound to the device's address with a child in its accept
+# queue, held until the device goes (set up before the load, which slows
+# every step of this script)
+coproc L { sdp_hold listen "$addr" 7601; }
+read -r -t 30 line <&"${L[0]}"
+check_eq "a listener on $addr" ready "$line"
+timeout 900 sdp_evil "$addr" 7601 hold 600 >/tmp/held.out 2>&1 &
+held=$!
+wait_for -t 30 grep -q established /tmp/held.out
+
 sdp_stream server sdp "$addr" 7600 8 >/tmp/srv.out 2>&1 &
 srv=$!
 sleep 0.5
 sdp_stream client sdp "$addr" 7600 8 $((1 << 30)) 5 >/tmp/cli.out 2>&1 &
 cli=$!
-for _ in $(seq 100); do
-	[ "$(awk '$NF == "1"' /proc/net/sdp | wc -l)" = 16 ] && break
-	sleep 0.1
-done
-check_eq "8 connections established" 16 "$(awk '$NF == "1"' /proc/net/sdp | wc -l)"
+streams() { test "$(awk '$NF == "1"' /proc/net/sdp | wc -l)" -ge 17; }
+wait_for -t 30 streams
+check "8 connections established" streams
 
-# a listener bound to the device's address, a child in its accept queue
-# and a request that never sends its RTU (an embryo)
-coproc L { sdp_hold listen "$addr" 7601; }
-read -r -t 30 line <&"${L[0]}"
-check_eq "a listener on $addr" ready "$line"
-timeout 120 sdp_evil "$addr" 7601 hold 60 >/tmp/held.out 2>&1 &
-held=$!
-timeout 120 sdp_evil "$addr" 7601 embryos 1 60 >/tmp/embryo.out 2>&1 &
+# a request that never sends its RTU (an embryo), last: it lives
+# SDP_EMBRYO_TIMEOUT (10 s)
+timeout 900 sdp_evil "$addr" 7601 embryos 1 600 >/tmp/embryo.out 2>&1 &
 embryo=$!
-wait_for grep -q established /tmp/held.out
-wait_for grep -q holding /tmp/embryo.out
-sleep 1
-check "a child queued, not accepted" \
-	test "$(awk '$NF == "1" || $NF == "3"' /proc/net/sdp | wc -l)" -ge 17
-sleep 1
+wait_for -t 30 grep -q holding /tmp/embryo.out
+# 16 transfer ends and the queued child (1), the embryo (3)
+rows=$(awk '$NF == "1" || $NF == "3"' /proc/net/sdp | wc -l)
+check_eq "8 transfers, a child queued, not accepted, and an embryo" 18 "$rows" ||
+	cat /proc/net/sdp /tmp/held.out /tmp/embryo.out /tmp/cli.out /tmp/srv.out
 rdma link delete rxe0
 check "rxe0 removed" bash -c '! rdma link show rxe0/1 2>/dev/null'
 

@@ -21,6 +21,7 @@ check() {
 	else
 		failures=$((failures + 1))
 		echo "FAIL $desc"
+		return 1
 	fi
 }
 
@@ -32,6 +33,7 @@ check_eq() {
 	else
 		failures=$((failures + 1))
 		echo "FAIL $1: expected '$2', got '$3'"
+		return 1
 	fi
 }
 
