@@ -8,9 +8,9 @@
 #  - a bulk transfer makes the receive buffers grow (ChRcvBuf: larger
 #    messages), and a second of idleness shrinks them back to the idle size
 #    while the connection stays open;
-#  - in a memory cgroup whose memory.high is too small for the grown
+#  - in a memory cgroup whose memory.max is too small for the grown
 #    buffers, the streams still complete, with growth refused
-#    (BufferAllocFails).
+#    (BufferAllocFails), and no process is OOM-killed.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -96,20 +96,32 @@ cgrun() {	# NAME KEY LIMIT: 8 streams of 8 MiB in a new cgroup, BCopy
 	 wait
 	 exit $rc)
 }
+peak() { echo $(($(cat $cg/$1/memory.peak) >> 20)); }
 cgrun sdpfree max max
-echo "# unlimited: peak $(($(cat $cg/sdpfree/memory.peak) >> 20)) MiB"
-# memory.high throttles the cgroup's programs instead of killing them: the
-# test sees what SDP does at the limit, never the OOM killer
-limit=${SDP_CG_LIMIT:-$((18 << 20))}
+echo "# unlimited: peak $(peak sdpfree) MiB"
+# the same with buffers that never grow: the programs and the smallest
+# buffers, which a limit must leave room for
+rmax=$(cat /sys/module/ib_sdp/parameters/rcvbuf_max_size)
+echo 4096 >/sys/module/ib_sdp/parameters/rcvbuf_max_size
+cgrun sdpmin max max
+echo "$rmax" >/sys/module/ib_sdp/parameters/rcvbuf_max_size
+echo "# without growth: peak $(peak sdpmin) MiB"
+# memory.max a quarter above that: SDP's growth must stop short of it
+# (it leaves an eighth free), so the programs' own pages still fit and
+# the OOM killer never runs
+limit=$((($(cat $cg/sdpmin/memory.peak) * 5 / 4 + 4095) / 4096 * 4096))
+check "the grown buffers would not fit under memory.max" \
+	test "$(cat $cg/sdpfree/memory.peak)" -gt "$limit"
 fails0=$(sdp_stat BufferAllocFails)
-cgrun sdpm high $limit
+cgrun sdpm max $limit
 rc=$?
 tail -1 /tmp/cgcli.out | sed 's/^/# /'
-check_eq "8 streams verified in a cgroup with memory.high $((limit >> 20)) MiB" 0 "$rc"
+check_eq "8 streams verified in a cgroup with memory.max $((limit >> 10)) KiB" 0 "$rc"
 check "growth refused near the limit ($(($(sdp_stat BufferAllocFails) - fails0)) allocations)" \
 	test "$(sdp_stat BufferAllocFails)" -gt "$fails0"
-echo "# limited: peak $(($(cat $cg/sdpm/memory.peak) >> 20)) MiB, $(grep high $cg/sdpm/memory.events)"
-rmdir $cg/sdpm $cg/sdpfree 2>/dev/null
+check_eq "no process OOM-killed" "oom_kill 0" "$(grep oom_kill $cg/sdpm/memory.events)"
+echo "# limited: peak $(($(cat $cg/sdpm/memory.peak) >> 10)) KiB, $(grep -E '^(max|oom) ' $cg/sdpm/memory.events | tr '\n' ' ')"
+rmdir $cg/sdpm $cg/sdpmin $cg/sdpfree 2>/dev/null
 echo 65536 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh
 
 sdp_check_clean

@@ -177,12 +177,43 @@ struct stream {
 	int delay;		/* seconds before reading */
 	int result;		/* 0 ok, else an error was printed */
 	const char *who;
+	unsigned char *wbuf, *rbuf, *want;	/* MAX_IO each */
 };
+
+/* An I/O buffer, its pages touched now. */
+static unsigned char *io_buf(void)
+{
+	unsigned char *b = malloc(MAX_IO);
+
+	if (!b) {
+		perror("malloc");
+		exit(2);
+	}
+	memset(b, 0xa5, MAX_IO);	/* not 0: malloc + memset 0 may become calloc */
+	return b;
+}
+
+/* Every stream's buffers, before any connection: the program's memory is
+ * all in place before the traffic starts (a test in a memory cgroup
+ * measures what the sockets add to it).
+ */
+static struct stream *streams_new(int n)
+{
+	struct stream *s = calloc(n, sizeof(*s));
+	int i;
+
+	for (i = 0; s && i < n; i++) {
+		s[i].wbuf = io_buf();
+		s[i].rbuf = io_buf();
+		s[i].want = io_buf();
+	}
+	return s;
+}
 
 static void *writer(void *arg)
 {
 	struct stream *s = arg;
-	unsigned char *buf = malloc(MAX_IO);
+	unsigned char *buf = s->wbuf;
 	uint64_t done = 0, r = s->seed | 1;
 	struct prng p;
 
@@ -202,14 +233,13 @@ static void *writer(void *arg)
 		}
 		done += n;
 	}
-	free(buf);
 	return NULL;
 }
 
 /* Read and check s->bytes of the stream, then expect EOF. */
 static int reader(struct stream *s, int echo_fd)
 {
-	unsigned char *buf = malloc(MAX_IO), *want = malloc(MAX_IO);
+	unsigned char *buf = s->rbuf, *want = s->want;
 	uint64_t done = 0, r = (s->seed * 7) | 1;
 	struct prng p;
 	ssize_t n;
@@ -257,12 +287,8 @@ static int reader(struct stream *s, int echo_fd)
 			(unsigned long long)s->bytes);
 		goto fail;
 	}
-	free(buf);
-	free(want);
 	return 0;
 fail:
-	free(buf);
-	free(want);
 	return 1;
 }
 
@@ -302,7 +328,7 @@ static void *server_conn(void *arg)
 
 static int run_server(const char *addr, int port, int nconn)
 {
-	struct stream *s = calloc(nconn, sizeof(*s));
+	struct stream *s = streams_new(nconn);
 	pthread_t *t = calloc(nconn, sizeof(*t));
 	int lfd = listen_on(addr, port), i, bad = 0;
 
@@ -346,7 +372,7 @@ static void *client_conn(void *arg)
 static int run_client(const char *addr, int port, int nconn,
 		      uint64_t bytes, uint64_t seed)
 {
-	struct stream *s = calloc(nconn, sizeof(*s));
+	struct stream *s = streams_new(nconn);
 	pthread_t *t = calloc(nconn, sizeof(*t));
 	int i, bad = 0;
 
@@ -373,8 +399,16 @@ static int run_bothfull(const char *addr, int port, uint64_t bytes)
 			    .who = "end a" };
 	struct stream b = { .seed = 22, .bytes = bytes, .delay = 2,
 			    .who = "end b" };
+	struct stream *bufs = streams_new(2);
 	int lfd = listen_on(addr, port), bad;
 	pthread_t wa, wb;
+
+	a.wbuf = bufs[0].wbuf;
+	a.rbuf = bufs[0].rbuf;
+	a.want = bufs[0].want;
+	b.wbuf = bufs[1].wbuf;
+	b.rbuf = bufs[1].rbuf;
+	b.want = bufs[1].want;
 
 	a.fd = connect_to(addr, port);
 	b.fd = accept(lfd, NULL, NULL);
