@@ -40,7 +40,14 @@ wait_for -t 30 grep -q holding /tmp/embryo.out
 rows=$(awk '$NF == "1" || $NF == "3"' /proc/net/sdp | wc -l)
 check_eq "8 transfers, a child queued, not accepted, and an embryo" 18 "$rows" ||
 	cat /proc/net/sdp /tmp/held.out /tmp/embryo.out /tmp/cli.out /tmp/srv.out
-rdma link delete rxe0
+# the removal waits for every process that has the device open, and the
+# embryo's client sleeps on: it goes once the embryo has gone here
+rdma link delete rxe0 &
+del=$!
+embryo_gone() { ! awk '$NF == "3"' /proc/net/sdp | grep -q .; }
+wait_for -t 60 embryo_gone
+kill $embryo
+wait $del
 check "rxe0 removed" bash -c '! rdma link show rxe0/1 2>/dev/null'
 
 # both programs must end by themselves, with an error

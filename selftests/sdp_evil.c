@@ -21,9 +21,8 @@
  *   urg-empty      OOB_PRES on a Data message with no byte -> disconnected
  *   urg-ctrl       OOB_PRES on a DisConn                  -> disconnected
  *   valid          a correct 5-byte Data message, then a clean disconnect
- *   embryos N SECS N requests that never send the RTU, held SECS seconds
- *                  or until the device is removed; prints "holding"
- *                  once all were sent
+ *   embryos N SECS N requests that never send the RTU, held SECS seconds;
+ *                  prints "holding" once all were sent
  *   hold SECS      a correct connection, held SECS seconds (prints
  *                  "established"), then a disconnect
  * Prints what happened: "rejected", "disconnected" or "established".
@@ -267,7 +266,6 @@ static int msg_case(const char *c)
 static int embryos_case(int n, int secs)
 {
 	struct peer *p = calloc(n, sizeof(*p));
-	long long end = ms_now() + secs * 1000LL;
 	struct peer_opts o;
 	int i, sent = 0;
 
@@ -278,14 +276,10 @@ static int embryos_case(int n, int secs)
 		sent += !peer_connect(&p[i], &dst, &o);
 	printf("holding %d\n", sent);
 	fflush(stdout);
-	/* until the time is up, or the device goes (its removal waits for
-	 * every process that has it open)
+	/* not a look at the events: librdmacm would answer the REP with
+	 * the RTU as it hands out CONNECT_RESPONSE
 	 */
-	while (ms_now() < end)
-		for (i = 0; i < n; i++)
-			if (p[i].ec && peer_event(&p[i], 100 / n + 1) ==
-				       RDMA_CM_EVENT_DEVICE_REMOVAL)
-				return sent == n ? 0 : 1;
+	sleep(secs);
 	return sent == n ? 0 : 1;
 }
 
