@@ -80,13 +80,15 @@ fuzz:
 # Not a test: SDP against raw verbs on the same device (testbed/bench),
 # ZCopy against BCopy and RDMA READ (testbed/bench-zcopy), connection cost
 # and setup rate against TCP and rsockets (testbed/bench-scale; BASE_KO=
-# an older ib_sdp.ko adds "before" figures).
+# an older ib_sdp.ko adds "before" figures), where setup time goes
+# (testbed/bench-setup).
 bench:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/bench $(ROUNDS)
 	testbed/bench-zcopy
 	testbed/bench-scale $(BASE_KO)
+	testbed/bench-setup
 
 checkpatch:
 	testbed/checkpatch
