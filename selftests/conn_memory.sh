@@ -8,6 +8,8 @@
 #  - a bulk transfer makes the receive buffers grow (ChRcvBuf: larger
 #    messages), and a second of idleness shrinks them back to the idle size
 #    while the connection stays open;
+#  - with net.ipv4.tcp_mem's pressure threshold below what growth needs,
+#    growth is refused host-wide and the echo still completes;
 #  - in a memory cgroup whose memory.max is too small for the grown
 #    buffers, the streams still complete, with growth refused
 #    (BufferAllocFails), and no process is OOM-killed.
@@ -84,6 +86,28 @@ check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
 	test "$(sdp_stat RcvBufShrinks)" -gt 0
 check "to the idle size ($after B, at most 2 x 64 KiB)" \
 	test "${after:-999999999}" -le $((2 * 64 * 1024))
+
+# ---- the host's limit: net.ipv4.tcp_mem ---------------------------------------
+# all SDP buffers of the host grow only below tcp_mem's pressure threshold:
+# lowered to what one connection's minimum needs, growth is refused and
+# the messages stay at the first buffers' size
+tcp_mem=$(cat /proc/sys/net/ipv4/tcp_mem)
+read -r _ _ hi <<<"$tcp_mem"
+low=$(($(sdp_stat BufferBytes) / 4096 + 32))
+echo "$low $low $hi" >/proc/sys/net/ipv4/tcp_mem
+fails0=$(sdp_stat BufferAllocFails)
+tx0=$(sdp_stat TxData)
+bytes0=$(sdp_stat TxBytes)
+out=$(timeout 120 sdp_scale burst "$addr" 7911 $((4 << 20)) 0)
+echo "$tcp_mem" >/proc/sys/net/ipv4/tcp_mem
+read -r _ got _ <<<"$out"
+msgs=$(($(sdp_stat TxData) - tx0))
+bytes=$(($(sdp_stat TxBytes) - bytes0))
+check_eq "4 MiB echoed with tcp_mem[1] at $low pages" $((4 << 20)) "$got"
+check "growth refused ($(($(sdp_stat BufferAllocFails) - fails0)) allocations)" \
+	test "$(sdp_stat BufferAllocFails)" -gt "$fails0"
+check "messages no larger than the first buffers ($((bytes / (msgs > 0 ? msgs : 1))) B each)" \
+	test "$msgs" -gt 0 -a "$((bytes / (msgs > 0 ? msgs : 1)))" -le "$first"
 
 # ---- a memory cgroup too small for grown buffers ---------------------------------
 cg=/sys/fs/cgroup

@@ -515,6 +515,7 @@ int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		  enum dma_data_direction dir, bool grow);
 void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 		     enum dma_data_direction dir);
+void sdp_buf_account(struct sdp_sock *ssk, long bytes);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
 void sdp_tx_want_grow(struct sdp_sock *ssk);
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);

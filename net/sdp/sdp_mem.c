@@ -38,7 +38,9 @@
  * a growth not yet acknowledged is given up (the connection stays at the
  * size it has); otherwise the buffer is tried again later.  Every
  * allocation is charged to the owner's memory cgroup, and counted in
- * /proc/net/sdpstats BufferBytes while it exists.
+ * /proc/net/sdpstats BufferBytes while it exists.  Growth needs room both
+ * in the cgroup and under net.ipv4.tcp_mem's pressure threshold for all
+ * SDP buffers of the host.
  *
  * Everything here runs under the socket lock.
  */
@@ -61,6 +63,30 @@ static void sdp_mem_arm(struct sdp_sock *ssk, unsigned long delay)
 		sdp_timer_arm(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, delay);
 	else
 		sdp_timer_reset(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, 0);
+}
+
+/* All SDP buffer memory of the host, in bytes.  Growth stops once it
+ * passes net.ipv4.tcp_mem's pressure threshold (tcp_mem[1], pages), as
+ * TCP's buffers stop growing under memory pressure: the minimum every
+ * connection needs is always given, what traffic asks for beyond it is
+ * not.
+ */
+static atomic_long_t sdp_buf_total = ATOMIC_LONG_INIT(0);
+
+/* Buffer memory of @ssk's comes (@bytes > 0) or goes: counted in
+ * BufferBytes and in the host's total.
+ */
+void sdp_buf_account(struct sdp_sock *ssk, long bytes)
+{
+	atomic_long_add(bytes, &sdp_buf_total);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, bytes);
+}
+
+static bool sdp_global_room(u32 bytes)
+{
+	long pages = (atomic_long_read(&sdp_buf_total) + bytes) >> PAGE_SHIFT;
+
+	return pages <= READ_ONCE(sysctl_tcp_mem[1]);
 }
 
 /* Growth leaves an eighth of each enclosing cgroup's limit (memory.max,
@@ -106,7 +132,8 @@ int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 	void *data;
 	u64 dma;
 
-	if (grow && !sdp_memcg_room(ssk->memcg, size))
+	if (grow && (!sdp_global_room(size) ||
+		     !sdp_memcg_room(ssk->memcg, size)))
 		goto fail;
 	old = set_active_memcg(ssk->memcg);
 	/* a cgroup at its limit refuses it rather than OOM-kill for it */
@@ -123,7 +150,7 @@ int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 	buf->data = data;
 	buf->dma = dma;
 	buf->size = size;
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, size);
+	sdp_buf_account(ssk, size);
 	return 0;
 fail:
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_ALLOC_FAILS);
@@ -139,7 +166,7 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 	if (buf->dma && !WARN_ON_ONCE(dir == DMA_NONE))
 		ib_dma_unmap_single(ssk->conn->sdev->ibdev, buf->dma, buf->size, dir);
 	kfree(buf->data);
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, -(s64)buf->size);
+	sdp_buf_account(ssk, -(long)buf->size);
 	buf->data = NULL;
 	buf->dma = 0;
 	buf->size = 0;

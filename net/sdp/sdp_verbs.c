@@ -149,7 +149,7 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 		if (!ring[i].data)
 			return -ENOMEM;
 		ring[i].size = size;
-		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, size);
+		sdp_buf_account(ssk, size);
 	}
 	return 0;
 }
