@@ -25,6 +25,14 @@
 #include "sdp.h"
 #include "sdp_zcopy.h"
 
+/* Everything received has been read: a buffer offered now is for the
+ * next bytes of the stream.
+ */
+static bool sdp_zc_all_read(const struct sdp_sock *ssk)
+{
+	return ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data;
+}
+
 /**
  * sdp_zc_sink_want - should this reader offer its buffer to the peer?
  * @ssk: the socket, locked
@@ -44,8 +52,7 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	       (conn->peer_caps & SDP_CAP_SINK_AVAIL) &&
 	       (iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)) &&
 	       iov_iter_single_seg_count(&msg->msg_iter) >= thresh &&
-	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data &&
-	       sdp_conn_usable(ssk) &&
+	       sdp_zc_all_read(ssk) && sdp_conn_usable(ssk) &&
 	       !(ssk->sk.sk_shutdown & RCV_SHUTDOWN) &&
 	       !(conn->zc && conn->zc->sink_state != SDP_ZC_SINK_NONE);
 }
@@ -62,7 +69,7 @@ bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
 
 	return conn->zc && conn->zc->sink &&
 	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent &&
-	       ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data;
+	       sdp_zc_all_read(ssk);
 }
 
 /* The SinkAvail's header, for sdp_send_ctrl(). */
