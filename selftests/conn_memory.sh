@@ -20,7 +20,6 @@ sdp_unload
 sdp_load || exit 1
 n=${SDP_SCALE_N:-2000}
 
-
 # hold FAM: open $n connections, print "KiB-per-end setup-rate", keep them
 # open until hold_end.
 hold() {
@@ -76,12 +75,17 @@ echo "# echoed $got bytes; buffers $busy B while busy, $after B after 3 s idle (
 check_eq "16 MiB echoed" $((16 << 20)) "$got"
 check "the receive buffers grew ($(sdp_stat RcvBufGrows) grants)" \
 	test "$(sdp_stat RcvBufGrows)" -gt 0
+# per_msg: Data messages sent since tx0/bytes0, and their mean payload
 # (the burst runs twice, both ways: TxBytes says how much went)
-msgs=$(($(sdp_stat TxData) - tx0))
-bytes=$(($(sdp_stat TxBytes) - bytes0))
+per_msg() {
+	msgs=$(($(sdp_stat TxData) - tx0))
+	bytes=$(($(sdp_stat TxBytes) - bytes0))
+	mean=$((bytes / (msgs > 0 ? msgs : 1)))
+}
+per_msg
 first=$(cat /sys/module/ib_sdp/parameters/rcvbuf_initial_size)
-check "messages larger than the first buffers ($msgs for $((bytes >> 20)) MiB: $((bytes / (msgs > 0 ? msgs : 1))) B each)" \
-	test "$msgs" -gt 0 -a "$((bytes / (msgs > 0 ? msgs : 1)))" -gt "$first"
+check "messages larger than the first buffers ($msgs for $((bytes >> 20)) MiB: $mean B each)" \
+	test "$msgs" -gt 0 -a "$mean" -gt "$first"
 check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
 	test "$(sdp_stat RcvBufShrinks)" -gt 0
 check "to the idle size ($after B, at most 2 x 64 KiB)" \
@@ -101,13 +105,12 @@ bytes0=$(sdp_stat TxBytes)
 out=$(timeout 120 sdp_scale burst "$addr" 7911 $((4 << 20)) 0)
 echo "$tcp_mem" >/proc/sys/net/ipv4/tcp_mem
 read -r _ got _ <<<"$out"
-msgs=$(($(sdp_stat TxData) - tx0))
-bytes=$(($(sdp_stat TxBytes) - bytes0))
+per_msg
 check_eq "4 MiB echoed with tcp_mem[1] at $low pages" $((4 << 20)) "$got"
 check "growth refused ($(($(sdp_stat BufferAllocFails) - fails0)) allocations)" \
 	test "$(sdp_stat BufferAllocFails)" -gt "$fails0"
-check "messages no larger than the first buffers ($((bytes / (msgs > 0 ? msgs : 1))) B each)" \
-	test "$msgs" -gt 0 -a "$((bytes / (msgs > 0 ? msgs : 1)))" -le "$first"
+check "messages no larger than the first buffers ($mean B each)" \
+	test "$msgs" -gt 0 -a "$mean" -le "$first"
 
 # ---- a memory cgroup too small for grown buffers ---------------------------------
 cg=/sys/fs/cgroup

@@ -193,20 +193,24 @@ static unsigned char *io_buf(void)
 	return b;
 }
 
-/* Every stream's buffers, before any connection: the program's memory is
- * all in place before the traffic starts (a test in a memory cgroup
- * measures what the sockets add to it).
+/* A stream's buffers, before its connection: the program's memory is all
+ * in place before the traffic starts (a test in a memory cgroup measures
+ * what the sockets add to it).
  */
+static void stream_bufs(struct stream *s)
+{
+	s->wbuf = io_buf();
+	s->rbuf = io_buf();
+	s->want = io_buf();
+}
+
 static struct stream *streams_new(int n)
 {
 	struct stream *s = calloc(n, sizeof(*s));
 	int i;
 
-	for (i = 0; s && i < n; i++) {
-		s[i].wbuf = io_buf();
-		s[i].rbuf = io_buf();
-		s[i].want = io_buf();
-	}
+	for (i = 0; s && i < n; i++)
+		stream_bufs(&s[i]);
 	return s;
 }
 
@@ -255,14 +259,14 @@ static int reader(struct stream *s, int echo_fd)
 			fprintf(stderr, "%s: read after %llu bytes: %s\n",
 				s->who, (unsigned long long)done,
 				strerror(errno));
-			goto fail;
+			return 1;
 		}
 		if (n == 0)
 			break;
 		if (done + n > s->bytes) {
 			fprintf(stderr, "%s: %llu bytes too many\n", s->who,
 				(unsigned long long)(done + n - s->bytes));
-			goto fail;
+			return 1;
 		}
 		prng_fill(&p, want, n);
 		if (memcmp(buf, want, n)) {
@@ -272,12 +276,12 @@ static int reader(struct stream *s, int echo_fd)
 				i++;
 			fprintf(stderr, "%s: byte %llu differs\n", s->who,
 				(unsigned long long)(done + i));
-			goto fail;
+			return 1;
 		}
 		if (echo_fd >= 0 && write_all(echo_fd, buf, n)) {
 			fprintf(stderr, "%s: echo: %s\n", s->who,
 				strerror(errno));
-			goto fail;
+			return 1;
 		}
 		done += n;
 	}
@@ -285,11 +289,9 @@ static int reader(struct stream *s, int echo_fd)
 		fprintf(stderr, "%s: EOF after %llu of %llu bytes\n", s->who,
 			(unsigned long long)done,
 			(unsigned long long)s->bytes);
-		goto fail;
+		return 1;
 	}
 	return 0;
-fail:
-	return 1;
 }
 
 /* The writer half-closes once done, so the echo ends with EOF. */
@@ -399,16 +401,11 @@ static int run_bothfull(const char *addr, int port, uint64_t bytes)
 			    .who = "end a" };
 	struct stream b = { .seed = 22, .bytes = bytes, .delay = 2,
 			    .who = "end b" };
-	struct stream *bufs = streams_new(2);
 	int lfd = listen_on(addr, port), bad;
 	pthread_t wa, wb;
 
-	a.wbuf = bufs[0].wbuf;
-	a.rbuf = bufs[0].rbuf;
-	a.want = bufs[0].want;
-	b.wbuf = bufs[1].wbuf;
-	b.rbuf = bufs[1].rbuf;
-	b.want = bufs[1].want;
+	stream_bufs(&a);
+	stream_bufs(&b);
 
 	a.fd = connect_to(addr, port);
 	b.fd = accept(lfd, NULL, NULL);
