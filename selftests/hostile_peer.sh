@@ -5,8 +5,9 @@
 # that sends a bad message, count each, log at a limited rate, and go on
 # serving: a well-behaved connection afterwards still works.  Then the
 # cases found by review: answers to a SinkAvail or SrcAvail that was never
-# sent, the SinkAvail's key outliving an Abort, data racing the HelloAck,
-# and bad HelloAcks to our client.
+# sent, the SinkAvail's key outliving an Abort, a SrcAvail's key revoked
+# with or without a cancel, data racing the HelloAck, and bad HelloAcks to
+# our client.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -52,17 +53,19 @@ check "logging is rate-limited (fewer lines than errors or equal)" \
 # Cases that bring their own SDP application (sdp_evil forks it): each
 # prints its checks; a protocol error must be counted for those that
 # break the protocol.
-evil() {	# case port [counts-a-protocol-error]
+evil() {	# case port [counted|uncounted: as a protocol error]
 	local before out rc
 	before=$(sdp_stat ProtoErrors)
 	out=$(timeout 120 sdp_evil "$addr" "$2" "$1" 2>&1)
 	rc=$?
 	echo "$out"
 	check_eq "$1" 0 "$rc"
-	if [ -n "${3:-}" ]; then
-		check "$1: counted as a protocol error" \
-			test "$(sdp_stat ProtoErrors)" -gt "$before"
-	fi
+	case "${3:-}" in
+	counted) check "$1: counted as a protocol error" \
+			test "$(sdp_stat ProtoErrors)" -gt "$before" ;;
+	uncounted) check_eq "$1: not counted as a protocol error" \
+			"$before" "$(sdp_stat ProtoErrors)" ;;
+	esac
 }
 # a RdmaWrCompl for a SinkAvail that could not be sent yet (the old
 # module returned bytes nobody wrote, then oopsed sending the SinkAvail)
@@ -73,6 +76,10 @@ evil sink-late-data 7715
 evil rdcompl-unsent 7720 counted
 # the SinkAvail's key is invalidated before the peer hears of the Abort
 evil sink-abort 7730 counted
+# a SrcAvail with a dead key: a protocol error, unless a SrcAvailCancel
+# came first (the source gave up on it and reset)
+evil src-badkey 7732 counted
+evil src-revoked 7734 uncounted
 # data from the server before the client has taken the HelloAck
 evil server-early 7740
 # bad HelloAcks: the client's connect() fails, each counted

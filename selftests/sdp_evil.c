@@ -64,6 +64,10 @@
  *   rdcompl-unsent a RdmaRdCompl for a SrcAvail still queued for credits
  *   sink-abort     the SinkAvail's key is dead by the time our Abort
  *                  arrives
+ *   src-badkey     a SrcAvail whose key does not work: the reader gets
+ *                  ECONNRESET (a protocol error)
+ *   src-revoked    the same behind a SrcAvailCancel: ECONNRESET, the
+ *                  source's reset after its cancel (no protocol error)
  *   hurry          8 SrcAvails of 32 MiB and a SrcAvailCancel to a socket
  *                  that never reads: prints the bytes read ahead
  *   stall-send     the peer stops reposting: a sender with
@@ -642,6 +646,45 @@ static int sink_abort_case(void)
 	return check_exit();
 }
 
+/* A SrcAvail whose key does not work (its last byte changed, as a key
+ * already invalidated), alone or behind a SrcAvailCancel: the READ of the
+ * module reading ahead is refused and the reader gets ECONNRESET.  Alone it
+ * is a key we should not have been given, a protocol error; behind the
+ * cancel it is what a source does that gave up waiting for its cancel to be
+ * settled (killed, or SDP_ZC_CANCEL_TIMEOUT passed): it revokes the key,
+ * then sends an Abort that may never arrive, a reset (the test counts).
+ */
+static int src_revoked_case(int cancel)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct app a;
+	uint32_t rkey;
+	long r;
+
+	app_start(&a, app_recv_told);
+	usleep(300000);
+	peer_opts_default(&o);
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	rkey = p.memmr->rkey;
+	rkey = (rkey & ~0xffu) | ((rkey + 1) & 0xff);
+	peer_send_avail(&p, MID_SRC_AVAIL, 256 << 10, rkey, (uintptr_t)p.mem);
+	if (cancel)
+		peer_send(&p, MID_SRC_CANCEL, 0, NULL, 0, PEER_HDR_OK);
+	usleep(500000);
+	say(a.to, 1);
+	r = hear(a.from, 30000);
+	CHECK(r == -ECONNRESET, "%s: the reader gets ECONNRESET (%s)",
+	      cancel ? "revoked after a cancel" : "a bad key",
+	      r < 0 ? errname(-r) : "data");
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
 static void app_never_read(int tx, int rx)
 {
 	int s = accepted(4);
@@ -985,6 +1028,10 @@ int main(int argc, char **argv)
 		return sink_late_data_case();
 	if (!strcmp(c, "sink-abort"))
 		return sink_abort_case();
+	if (!strcmp(c, "src-badkey"))
+		return src_revoked_case(0);
+	if (!strcmp(c, "src-revoked"))
+		return src_revoked_case(1);
 	if (!strcmp(c, "hurry"))
 		return hurry_case();
 	if (!strcmp(c, "stall-send"))

@@ -33,11 +33,14 @@ sdp_unload
 sdp_load || exit 1
 
 mode() {	# name port: run one sdp_zc mode, show its failures
-	local out rc
+	local out rc perr
+	perr=$(sdp_stat ProtoErrors)
 	out=$(timeout 300 sdp_zc "$1" "$addr" "$2" 2>&1)
 	rc=$?
 	echo "$out" | grep -vE '^# ok '
 	check_eq "sdp_zc $1" 0 "$rc"
+	check_eq "sdp_zc $1: no protocol error" "$perr" "$(sdp_stat ProtoErrors)" ||
+		dmesg | grep 'protocol error' | tail -3
 }
 
 mode sizes 8100
@@ -59,6 +62,7 @@ check_eq "no SrcAvail was sent" "$srcavail" "$(sdp_stat TxSrcAvail)"
 check "the sends fell back to BCopy" \
 	test "$(sdp_stat ZcopyFallbacks)" -gt "$fallbacks"
 check "SinkAvails offered the buffers" test "$(sdp_stat TxSinkAvail)" -gt 0
+check_eq "past RLIMIT_MEMLOCK: no protocol error" 0 "$(sdp_stat ProtoErrors)"
 mode overwrite 8110
 mode msgzc 8120
 mode interrupt 8130
@@ -69,7 +73,6 @@ mode shutread 8146
 # pinned FOLL_LONGTERM: a fork() cannot divert the peer's writes
 mode forkcow 8147
 mode sendwait 8148
-check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
 # Keys: valid on their own connection only, and only while their transfer
 # lasts; advertised addresses say nothing about kernel memory.

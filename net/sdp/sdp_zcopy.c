@@ -394,6 +394,29 @@ void sdp_zc_revoke(struct sdp_sock *ssk)
 		sdp_zc_inv_post(ssk, zc->sink);
 }
 
+/* The peer refused our RDMA READ or WRITE: the connection is over.  A
+ * source that cancelled its SrcAvails and then gave up waiting (its
+ * process killed, or SDP_ZC_CANCEL_TIMEOUT passed) revokes its keys before
+ * it sends its Abort, which our QP, in error since the refusal, may never
+ * receive: a READ refused after a SrcAvailCancel is that reset.  Anything
+ * else is a key the peer should not have given us.
+ */
+static void sdp_zc_refused(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
+			   enum ib_wc_status status)
+{
+	bool read = rw->dir == DMA_FROM_DEVICE;
+
+	if (read && test_bit(SDP_F_ZC_HURRY, &ssk->flags)) {
+		net_dbg_ratelimited("ib_sdp: RDMA READ refused after the peer's SrcAvailCancel: reset\n");
+		sdp_conn_abort(ssk, ECONNRESET, false);
+		return;
+	}
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_PROTO_ERRORS);
+	net_warn_ratelimited("ib_sdp: RDMA %s refused by the peer (%s), connection aborted\n",
+			     read ? "READ" : "WRITE", ib_wc_status_msg(status));
+	sdp_conn_abort(ssk, ECONNRESET, true);
+}
+
 /* Completion of a LOCAL_INV or of an RDMA READ op. */
 void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
@@ -427,15 +450,10 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 			    rw->dir);
 	rw->busy = false;
 	if (buf->status == IB_WC_REM_ACCESS_ERR ||
-	    buf->status == IB_WC_REM_INV_REQ_ERR) {
-		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_PROTO_ERRORS);
-		net_warn_ratelimited("ib_sdp: RDMA %s refused by the peer (%s), connection aborted\n",
-				     rw->dir == DMA_FROM_DEVICE ? "READ" : "WRITE",
-				     ib_wc_status_msg(buf->status));
-		sdp_conn_abort(ssk, ECONNRESET, true);
-	} else {
+	    buf->status == IB_WC_REM_INV_REQ_ERR)
+		sdp_zc_refused(ssk, rw, buf->status);
+	else
 		sdp_tx_status(ssk, buf);
-	}
 	sdp_zc_wake(&ssk->sk);
 }
 
