@@ -93,8 +93,11 @@ check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
 	test "$(sdp_stat RcvBufShrinks)" -gt 0
 check "in number too ($(sdp_stat RcvRingShrinks) shrinks)" \
 	test "$(sdp_stat RcvRingShrinks)" -gt 0
-check "to the idle size ($after B, at most 2 x 64 KiB)" \
-	test "${after:-999999999}" -le $((2 * 64 * 1024))
+# both ends back to their first ring: (sdp_rx_size + 4) receive buffers
+# of the first size and 4 control buffers of 32 B each, no send buffer
+rx=$(cat /sys/module/ib_sdp/parameters/sdp_rx_size)
+check_eq "to the idle size, every large buffer returned" \
+	$((idle + 2 * ((rx + 4) * first + 4 * 32))) "${after:-none}"
 
 # ---- the host's limit: net.ipv4.tcp_mem ---------------------------------------
 # all SDP buffers of the host grow only below tcp_mem's pressure threshold:
