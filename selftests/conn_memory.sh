@@ -6,9 +6,8 @@
 #    of which at most 64 KiB buffers (BufferBytes); TCP's figure printed
 #    next to it; after close every buffer is freed and the memory is back;
 #  - a bulk transfer makes the receive buffers grow (ChRcvBuf: larger
-#    messages) and more of them posted (the sender ran out of credits), and
-#    a second of idleness brings both back to the idle size while the
-#    connection stays open;
+#    messages), and a second of idleness shrinks them back to the idle size
+#    while the connection stays open;
 #  - with net.ipv4.tcp_mem's pressure threshold below what growth needs,
 #    growth is refused host-wide and the echo still completes;
 #  - in a memory cgroup whose memory.max is too small for the grown
@@ -76,8 +75,6 @@ echo "# echoed $got bytes; buffers $busy B while busy, $after B after 3 s idle (
 check_eq "16 MiB echoed" $((16 << 20)) "$got"
 check "the receive buffers grew ($(sdp_stat RcvBufGrows) grants)" \
 	test "$(sdp_stat RcvBufGrows)" -gt 0
-check "and in number, for a peer out of credits ($(sdp_stat RcvRingGrows) grows)" \
-	test "$(sdp_stat RcvRingGrows)" -gt 0
 # per_msg: Data messages sent since tx0/bytes0, and their mean payload
 # (the burst runs twice, both ways: TxBytes says how much went)
 per_msg() {
@@ -91,13 +88,8 @@ check "messages larger than the first buffers ($msgs for $((bytes >> 20)) MiB: $
 	test "$msgs" -gt 0 -a "$mean" -gt "$first"
 check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
 	test "$(sdp_stat RcvBufShrinks)" -gt 0
-check "in number too ($(sdp_stat RcvRingShrinks) shrinks)" \
-	test "$(sdp_stat RcvRingShrinks)" -gt 0
-# both ends back to their first ring: (sdp_rx_size + 4) receive buffers
-# of the first size and 4 control buffers of 32 B each, no send buffer
-rx=$(cat /sys/module/ib_sdp/parameters/sdp_rx_size)
-check_eq "to the idle size, every large buffer returned" \
-	$((idle + 2 * ((rx + 4) * first + 4 * 32))) "${after:-none}"
+check "to the idle size ($after B, at most 2 x 64 KiB)" \
+	test "${after:-999999999}" -le $((2 * 64 * 1024))
 
 # ---- the host's limit: net.ipv4.tcp_mem ---------------------------------------
 # all SDP buffers of the host grow only below tcp_mem's pressure threshold:

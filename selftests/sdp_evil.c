@@ -16,8 +16,6 @@
  *   mid            a ModeChange (never negotiated)        -> disconnected
  *   ack            an mseq_ack of a message never sent    -> disconnected
  *   bufs           more buffers than the Hello announced  -> disconnected
- *   bufs-resize    more than 1024 buffers from a peer that may grow
- *                  its ring (SDP_CAP_RESIZE)               -> disconnected
  *   short          a 7-byte message                       -> disconnected
  *   flags          a flag bit SDP does not define         -> disconnected
  *   urg-empty      OOB_PRES on a Data message with no byte -> disconnected
@@ -217,8 +215,6 @@ static int msg_case(const char *c)
 		o.bufs = 0x10000;	/* 0 on the wire */
 	if (!strcmp(c, "hello-short"))
 		o.pdata_len = 8;
-	if (!strcmp(c, "bufs-resize"))
-		o.caps = 3 | 4;		/* SrcAvail, SinkAvail, ChRcvBuf */
 	r = peer_connect(&p, &dst, &o);
 	if (r == 1) {
 		printf("rejected\n");
@@ -239,8 +235,6 @@ static int msg_case(const char *c)
 		h.mseq_ack = 100;
 	if (!strcmp(c, "bufs"))
 		h.bufs = o.bufs + 1;
-	if (!strcmp(c, "bufs-resize"))
-		h.bufs = 1025;	/* growth is allowed, to 1024 */
 	if (!strcmp(c, "flags"))
 		flags = 0x80;
 	if (!strcmp(c, "urg-empty") || !strcmp(c, "urg-ctrl")) {

@@ -65,13 +65,7 @@
 
 #define SDP_MODULE_VERSION	"0.3.0"
 
-#define SDP_TX_SIZE		64	/* send buffers (memory on demand) */
-#define SDP_TX_POSTED		16	/* data messages posted at once */
-#define SDP_RX_GROW		58	/* receive buffers a streaming peer may
-					 * make us post (sdp_mem.c): with the
-					 * control ones and ib_drain_qp()'s, 63
-					 * receive WRs, a queue of 64 entries
-					 */
+#define SDP_TX_SIZE		16	/* data messages in flight per connection */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
 					 * kept for them beyond the credits
 					 */
@@ -202,13 +196,6 @@ struct sdp_conn {
 	struct list_head	rx_early;	/* received before the HelloAck */
 	struct sdp_buf		*rx_ring;
 	u32			rx_size;	/* buffers the peer gets credits for */
-	u32			rx_size_min;	/* as in our Hello */
-	u32			rx_cap;		/* the ring: rx_size may grow to it */
-	struct sdp_buf		*rx_more;	/* rx_cap - rx_size_min entries
-						 * more, allocated on growth
-						 */
-	struct list_head	rx_spare;	/* entries without memory */
-	u32			rx_held;	/* entries with memory */
 	u32			rcv_size;	/* bytes per receive buffer posted */
 	u32			rcv_size_min;	/* as in our Hello */
 	u32			rcv_acked;	/* in our last ChRcvBufAck */
@@ -222,9 +209,6 @@ struct sdp_conn {
 
 	/* send side */
 	struct sdp_buf		*tx_ring;	/* memory given on demand */
-	struct sdp_buf		*tx_more;	/* the entries past the first
-						 * sdp_tx_posted_max(), on need
-						 */
 	u32			tx_size;
 	u32			tx_msg_max;	/* largest message the peer takes */
 	u32			tx_msg_min;	/* as in its Hello */
@@ -242,8 +226,7 @@ struct sdp_conn {
 	u32			tx_mseq;	/* mseq of the last message sent */
 	u32			remote_ack;	/* mseq_ack from the peer */
 	u32			remote_bufs;	/* bufs from the peer */
-	u32			remote_max_bufs; /* most bufs it advertised */
-	u32			remote_min_bufs; /* bufs in its Hello/HelloAck */
+	u32			remote_max_bufs; /* bufs in its Hello/HelloAck */
 
 	/* for TCP_INFO */
 	struct sdp_conn_stats	st;
@@ -350,24 +333,12 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 	return container_of(sk, struct sdp_sock, sk);
 }
 
-/* The receive ring: rx_cap buffers the peer may get credits for (rx_size
- * of them posted), and SDP_CTRL_BUFS more that only control messages fill.
- * Its first sdp_rx_ring_base() entries are ->rx_ring, the others ->rx_more.
+/* The receive ring: rx_size buffers the peer gets credits for, and
+ * SDP_CTRL_BUFS more that only control messages fill.
  */
 static inline u32 sdp_rx_ring_size(const struct sdp_sock *ssk)
 {
-	return ssk->conn->rx_cap + SDP_CTRL_BUFS;
-}
-
-static inline u32 sdp_rx_ring_base(const struct sdp_conn *conn)
-{
-	return conn->rx_size_min + SDP_CTRL_BUFS;
-}
-
-/* Data messages posted at once: the send queue is sized for them. */
-static inline u32 sdp_tx_posted_max(const struct sdp_conn *conn)
-{
-	return min_t(u32, conn->tx_size, SDP_TX_POSTED);
+	return ssk->conn->rx_size + SDP_CTRL_BUFS;
 }
 
 /* The receive buffers we advertise: those posted, less the control ones. */
@@ -456,8 +427,6 @@ enum sdp_mib_field {
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
 	SDP_MIB_RCVBUF_SHRINKS,
-	SDP_MIB_RX_RING_GROWS,
-	SDP_MIB_RX_RING_SHRINKS,
 	SDP_MIB_MAX
 };
 
@@ -551,10 +520,6 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
 void sdp_tx_want_grow(struct sdp_sock *ssk);
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
 void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size);
-void sdp_rx_ring_grow(struct sdp_sock *ssk);
-u32 sdp_rx_cap(const struct sdp_sock *ssk);
-int sdp_ring_extend(struct sdp_sock *ssk, struct sdp_buf **morep, u32 n,
-		    u8 kind, struct list_head *list);
 bool sdp_rx_ack_due(const struct sdp_sock *ssk);
 void sdp_rx_ack_sent(struct sdp_sock *ssk);
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf);

@@ -167,7 +167,6 @@ static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
 
 	conn->remote_bufs = bufs;
 	conn->remote_max_bufs = bufs;
-	conn->remote_min_bufs = bufs;
 	conn->remote_ack = 0;
 	/* our send buffers are no larger than our receive buffers may be */
 	conn->tx_msg_max = min_t(u32, be32_to_cpu(h->rcv_size),

@@ -21,21 +21,11 @@
  *    is posted: the RQ is FIFO, so every message sent after the Ack lands
  *    in a buffer that large.  Only then does the source send larger
  *    messages.
- *  - A sink whose peer runs out of credits (sdp_rx_ring_grow()) posts
- *    more buffers: rx_size doubles, up to rx_cap (the ring's length,
- *    SDP_RX_GROW at most) and within the receive space at the size
- *    posted; the mem_work gives spare ring entries (->rx_spare; the
- *    ring's ->rx_more part is allocated at the first growth) memory and
- *    posts them.  A streaming source then has the credits to go on, and
- *    its small sends coalesce in its send queue, whose entries past the
- *    first SDP_TX_POSTED (->tx_more) are allocated when first needed.
  *  - A source idle for SDP_MEM_IDLE lowers its own messages to the
  *    Hello's size first, then sends ChRcvBuf(that size) and a "return"
  *    (a header-only Data message, as a credit update) for every buffer
  *    the sink had posted, as credits allow: each consumes one of the
- *    large buffers, which the sink posts again small.  That ChRcvBuf
- *    brings rx_size back to the Hello's count as well: a consumed buffer
- *    beyond it loses its memory and goes back to ->rx_spare.
+ *    large buffers, which the sink posts again small.
  *
  * A request is outstanding until its Ack (tx_req): a source sends no
  * other, so an Ack always answers the last request.  A sink that cannot
@@ -195,15 +185,6 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 
-	/* past the first buffers: the rest of the ring, once */
-	if (list_empty(&conn->tx_free) && ssk->tx_nfree && !conn->tx_more &&
-	    sdp_ring_extend(ssk, &conn->tx_more,
-			    conn->tx_size - sdp_tx_posted_max(conn), SDP_BUF_TX,
-			    &conn->tx_free)) {
-		/* no more than the first, then */
-		WRITE_ONCE(ssk->tx_nfree, 0);
-		conn->tx_size = sdp_tx_posted_max(conn);
-	}
 	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
 	if (!buf)
 		return NULL;
@@ -228,61 +209,34 @@ static void sdp_tx_trim(struct sdp_sock *ssk)
 		sdp_buf_release(ssk, buf, DMA_TO_DEVICE);
 }
 
-/* What the receive ring may hold in all: SO_RCVBUF, else tcp_rmem[2]. */
-static u32 sdp_rcv_space(const struct sdp_sock *ssk)
-{
-	const struct sock *sk = &ssk->sk;
-
-	return sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
-	       READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
-}
-
-/**
- * sdp_rx_cap - how many receive buffers a connection may grow to
- * @ssk: the socket, its initial buffer size set
- *
- * SDP_RX_GROW, fewer if the receive space would not hold them at the
- * initial size.  The caller keeps at least its initial count.  Count and
- * size grow each within what the other leaves of the space.
- */
-u32 sdp_rx_cap(const struct sdp_sock *ssk)
-{
-	return clamp_t(u32, sdp_rcv_space(ssk) / ssk->conn->rcv_size,
-		       SDP_MIN_BUFS, SDP_RX_GROW);
-}
-
-/* The largest receive buffer this socket may post, at its buffer count. */
+/* The largest receive buffer this socket may post. */
 static u32 sdp_rcv_size_max(const struct sdp_sock *ssk)
 {
 	const struct sdp_conn *conn = ssk->conn;
+	const struct sock *sk = &ssk->sk;
 	u32 max = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
 			  SDP_MAX_BUF_SIZE);
+	u32 space = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
+		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
 
-	max = min(max, sdp_rcv_space(ssk) / (conn->rx_size + SDP_CTRL_BUFS));
-
+	max = min(max, space / sdp_rx_ring_size(ssk));
 	if (max < conn->rcv_size_min)
 		return conn->rcv_size_min;
 	return max(rounddown_pow_of_two(max), conn->rcv_size_min);
 }
 
-static bool sdp_part_fit(const struct sdp_buf *part, u32 n, u32 size)
-{
-	u32 i;
-
-	for (i = 0; part && i < n; i++)
-		if (part[i].posted && part[i].size < size)
-			return false;
-	return true;
-}
-
 /* True when every posted receive buffer holds at least @size bytes. */
 static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
 {
-	const struct sdp_conn *conn = ssk->conn;
+	u32 i;
 
-	return sdp_part_fit(conn->rx_ring, sdp_rx_ring_base(conn), size) &&
-	       sdp_part_fit(conn->rx_more, conn->rx_cap - conn->rx_size_min,
-			    size);
+	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
+		const struct sdp_buf *buf = &ssk->conn->rx_ring[i];
+
+		if (buf->posted && buf->size < size)
+			return false;
+	}
+	return true;
 }
 
 /**
@@ -316,7 +270,6 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 	struct sdp_conn *conn = ssk->conn;
 	struct net *net = sock_net(&ssk->sk);
 	u32 max = sdp_rcv_size_max(ssk);
-	bool idle = size <= conn->rcv_size_min;
 
 	size = clamp(size, conn->rcv_size_min, max);
 	if (!is_power_of_2(size))
@@ -327,85 +280,6 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 		SDP_INC_STATS(net, SDP_MIB_RCVBUF_SHRINKS);
 	conn->rcv_size = size;
 	conn->rx_ack_owed = true;
-	/* the source went idle: its returns bring the ring back too */
-	if (idle && conn->rx_size > conn->rx_size_min) {
-		conn->rx_size = conn->rx_size_min;
-		SDP_INC_STATS(net, SDP_MIB_RX_RING_SHRINKS);
-	}
-}
-
-/**
- * sdp_rx_ring_grow - the peer used up its credits: post more buffers
- * @ssk: the socket, locked (any context)
- *
- * A source that fills every buffer we advertise before we can tell it of
- * the ones we posted again waits for credits: twice as many buffers (up
- * to rx_cap) let it go on, and let its sends queue up and coalesce into
- * full messages meanwhile.  Only a peer that takes ChRcvBuf (SDP_CAP_RESIZE)
- * accepts more buffers than its Hello announced.  The mem_work gives them
- * memory (charged as every growth is) and posts them; the next header
- * advertises them.
- */
-void sdp_rx_ring_grow(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-	u32 fit = sdp_rcv_space(ssk) / conn->rcv_size;
-	u32 n = min(2 * conn->rx_size, conn->rx_cap);
-
-	/* within the receive space at the size posted now */
-	n = min(n, fit > SDP_CTRL_BUFS ? fit - SDP_CTRL_BUFS : 0);
-	if (!(conn->peer_caps & SDP_CAP_RESIZE) || n <= conn->rx_size)
-		return;
-	conn->rx_size = n;
-	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RING_GROWS);
-	sdp_mem_arm(ssk, 0);
-}
-
-/* More buffers held (posted, holding data, or waiting to be) than
- * rx_size asks for?
- */
-static bool sdp_rx_over(const struct sdp_sock *ssk)
-{
-	return ssk->conn->rx_held > ssk->conn->rx_size + SDP_CTRL_BUFS;
-}
-
-/* A consumed receive buffer the ring no longer needs: its memory goes. */
-static void sdp_rx_spare(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	sdp_buf_release(ssk, buf, DMA_FROM_DEVICE);
-	list_add_tail(&buf->list, &ssk->conn->rx_spare);
-	ssk->conn->rx_held--;
-}
-
-/* Give spare ring entries memory and post them, up to rx_size; what
- * cannot be had is given up (rx_size comes down to what is held).
- */
-static void sdp_rx_fill(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sdp_buf *buf;
-
-	if (conn->rx_held < conn->rx_size + SDP_CTRL_BUFS && !conn->rx_more &&
-	    sdp_ring_extend(ssk, &conn->rx_more,
-			    conn->rx_cap - conn->rx_size_min, SDP_BUF_RX,
-			    &conn->rx_spare))
-		conn->rx_size = conn->rx_held - SDP_CTRL_BUFS;
-	while (conn->rx_held < conn->rx_size + SDP_CTRL_BUFS &&
-	       (buf = list_first_entry_or_null(&conn->rx_spare,
-					       struct sdp_buf, list))) {
-		if (sdp_buf_alloc(ssk, buf, conn->rcv_size, DMA_FROM_DEVICE,
-				  true)) {
-			conn->rx_size = conn->rx_held - SDP_CTRL_BUFS;
-			return;
-		}
-		list_del_init(&buf->list);
-		conn->rx_held++;
-		if (sdp_post_recv(ssk, buf)) {
-			net_warn_ratelimited("ib_sdp: post recv failed\n");
-			sdp_conn_abort(ssk, ECONNRESET, false);
-			return;
-		}
-	}
 }
 
 /**
@@ -425,13 +299,8 @@ static void sdp_rx_fill(struct sdp_sock *ssk)
  */
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (ssk->conn->rx_posted < SDP_CTRL_BUFS)
-		return sdp_post_recv(ssk, buf);
-	if (unlikely(sdp_rx_over(ssk))) {
-		sdp_rx_spare(ssk, buf);
-		return 0;
-	}
-	if (likely(buf->size == ssk->conn->rcv_size))
+	if (likely(buf->size == ssk->conn->rcv_size) ||
+	    ssk->conn->rx_posted < SDP_CTRL_BUFS)
 		return sdp_post_recv(ssk, buf);
 	list_add_tail(&buf->list, &ssk->conn->rx_resize);
 	sdp_mem_arm(ssk, 0);
@@ -446,11 +315,6 @@ static void sdp_rx_resize_run(struct sdp_sock *ssk)
 
 	while ((buf = list_first_entry_or_null(&conn->rx_resize,
 					       struct sdp_buf, list))) {
-		if (sdp_rx_over(ssk)) {
-			list_del_init(&buf->list);
-			sdp_rx_spare(ssk, buf);
-			continue;
-		}
 		if (buf->size != conn->rcv_size &&
 		    sdp_buf_alloc(ssk, buf, conn->rcv_size, DMA_FROM_DEVICE,
 				  conn->rcv_size > conn->rcv_size_min)) {
@@ -502,15 +366,13 @@ static void sdp_tx_shrink(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 
 	if (!(conn->peer_caps & SDP_CAP_RESIZE) || conn->tx_req ||
-	    (conn->tx_msg_max <= conn->tx_msg_min &&
-	     conn->remote_max_bufs <= conn->remote_min_bufs))
+	    conn->tx_msg_max <= conn->tx_msg_min)
 		return;
 	conn->tx_msg_max = conn->tx_msg_min;
 	conn->tx_req = conn->tx_msg_min;
 	conn->tx_req_send = true;
 	/* the sink's ring; the request itself takes the first */
 	conn->tx_returns = conn->remote_max_bufs + SDP_CTRL_BUFS;
-	conn->remote_max_bufs = conn->remote_min_bufs;
 	sdp_tx_flush(ssk);
 }
 
@@ -559,7 +421,6 @@ static void sdp_mem_work(struct work_struct *work)
 
 	if (sdp_timer_claim(ssk, SDP_F_MEM_TIMER) && sdp_conn_usable(ssk)) {
 		sdp_rx_resize_run(ssk);
-		sdp_rx_fill(ssk);
 		if (sdp_tx_idle(ssk)) {
 			sdp_tx_trim(ssk);
 			sdp_tx_shrink(ssk);

@@ -92,8 +92,6 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_BUF_ALLOC_FAILS]	= "BufferAllocFails",
 	[SDP_MIB_RCVBUF_GROWS]		= "RcvBufGrows",
 	[SDP_MIB_RCVBUF_SHRINKS]	= "RcvBufShrinks",
-	[SDP_MIB_RX_RING_GROWS]		= "RcvRingGrows",
-	[SDP_MIB_RX_RING_SHRINKS]	= "RcvRingShrinks",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)

@@ -160,9 +160,7 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 		return "acknowledges a message never sent";
 	bufs = be16_to_cpu(h->bufs);
 	*val = bufs;
-	/* a peer that takes ChRcvBuf may post more than its Hello said */
-	if (bufs > (conn->peer_caps & SDP_CAP_RESIZE ? SDP_MAX_BUFS :
-		    conn->remote_min_bufs))
+	if (bufs > conn->remote_max_bufs)
 		return "more buffers than announced";
 	return NULL;
 }
@@ -381,7 +379,6 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	conn->rx_mseq = be32_to_cpu(h->mseq);
 	conn->remote_ack = be32_to_cpu(h->mseq_ack);
 	conn->remote_bufs = be16_to_cpu(h->bufs);
-	conn->remote_max_bufs = max(conn->remote_max_bufs, conn->remote_bufs);
 	conn->st.segs_in++;
 	conn->st.last_recv = jiffies;
 	conn->ka_probes = 0;
@@ -402,8 +399,6 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_rx_data(ssk, buf, h->flags);
 		if (test_bit(SDP_F_RESET, &ssk->flags))
 			return;
-		if (sdp_peer_credits(ssk) <= 1)
-			sdp_rx_ring_grow(ssk);
 		break;
 	case SDP_MID_DISCONN:
 		SDP_INC_STATS(net, SDP_MIB_RX_DISCONN);

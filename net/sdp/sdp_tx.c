@@ -229,9 +229,6 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
 			break;
 		}
-		/* the send queue holds this many; the rest wait, and fill */
-		if (conn->tx_inflight >= sdp_tx_posted_max(conn))
-			break;
 		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			sdp_win_wait(ssk);

@@ -128,12 +128,11 @@ void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
 }
 
 /* Buffers are charged to the memory cgroup of the socket's owner: the
- * caller opens that scope (set_active_memcg()).  The first @nmem get @size
- * bytes; the others (all if @size is 0) get their memory when first used
- * (sdp_mem.c).
+ * caller opens that scope (set_active_memcg()).  @size 0: the buffers get
+ * their memory when first used (sdp_mem.c).
  */
 static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
-			  u32 n, u32 nmem, u32 size, u8 kind)
+			  u32 n, u32 size, u8 kind)
 {
 	struct sdp_buf *ring;
 	u32 i;
@@ -144,7 +143,7 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 	*ringp = ring;
 	for (i = 0; i < n; i++) {
 		sdp_buf_init(ssk, &ring[i], kind);
-		if (!size || i >= nmem)
+		if (!size)
 			continue;
 		ring[i].data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!ring[i].data)
@@ -152,32 +151,6 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 		ring[i].size = size;
 		sdp_buf_account(ssk, size);
 	}
-	return 0;
-}
-
-/**
- * sdp_ring_extend - the entries of a ring past its first part
- * @ssk: the socket, locked; process context
- * @morep: where the extension goes (NULL until now)
- * @n: entries
- * @kind: their kind
- * @list: where they go, without memory (sdp_mem.c gives it)
- *
- * Return: 0 or -ENOMEM.
- */
-int sdp_ring_extend(struct sdp_sock *ssk, struct sdp_buf **morep, u32 n,
-		    u8 kind, struct list_head *list)
-{
-	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
-	u32 i;
-	int err;
-
-	err = sdp_ring_alloc(ssk, morep, n, 0, 0, kind);
-	set_active_memcg(old);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++)
-		list_add_tail(&(*morep)[i].list, list);
 	return 0;
 }
 
@@ -198,26 +171,15 @@ static void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
 /* The rings of a connection that failed to set up: nothing is mapped or
  * received.
  */
-static void sdp_rings_free(struct sdp_sock *ssk, struct sdp_conn *conn)
-{
-	u32 tx_base = sdp_tx_posted_max(conn);
-
-	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_base(conn));
-	sdp_ring_free(ssk, &conn->rx_more, conn->rx_cap - conn->rx_size_min);
-	sdp_ring_free(ssk, &conn->tx_ring, tx_base);
-	sdp_ring_free(ssk, &conn->tx_more, conn->tx_size - tx_base);
-	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
-}
-
 static void sdp_bufs_free(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 
-	sdp_rings_free(ssk, conn);
+	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk));
+	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
 	INIT_LIST_HEAD(&conn->tx_free);
 	INIT_LIST_HEAD(&conn->ctrl_free);
-	INIT_LIST_HEAD(&conn->rx_spare);
-	conn->rx_held = 0;
 	WRITE_ONCE(ssk->tx_nfree, 0);
 }
 
@@ -234,7 +196,6 @@ static struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk)
 	INIT_LIST_HEAD(&conn->rx_early);
 	INIT_LIST_HEAD(&conn->rx_queue);
 	INIT_LIST_HEAD(&conn->rx_resize);
-	INIT_LIST_HEAD(&conn->rx_spare);
 	INIT_LIST_HEAD(&conn->tx_free);
 	INIT_LIST_HEAD(&conn->tx_queue);
 	INIT_LIST_HEAD(&conn->ctrl_free);
@@ -251,7 +212,9 @@ static void sdp_conn_free(struct kref *ref)
 	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list)
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
-	sdp_rings_free(ssk, conn);
+	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
+	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
 	kvfree(conn->zc);
 	kfree(conn);
 }
@@ -337,15 +300,9 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 	struct ib_device *dev = conn->sdev->ibdev;
 
-	u32 tx_base = sdp_tx_posted_max(conn);
-
-	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_base(conn),
+	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
 		       DMA_FROM_DEVICE);
-	sdp_ring_unmap(dev, conn->rx_more, conn->rx_cap - conn->rx_size_min,
-		       DMA_FROM_DEVICE);
-	sdp_ring_unmap(dev, conn->tx_ring, tx_base, DMA_TO_DEVICE);
-	sdp_ring_unmap(dev, conn->tx_more, conn->tx_size - tx_base,
-		       DMA_TO_DEVICE);
+	sdp_ring_unmap(dev, conn->tx_ring, conn->tx_size, DMA_TO_DEVICE);
 	sdp_ring_unmap(dev, conn->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
 }
 
@@ -366,8 +323,6 @@ static void sdp_conn_size(struct sdp_sock *ssk)
 	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
 		conn->rx_size = clamp_t(u32, sk->sk_rcvbuf / conn->rcv_size,
 					SDP_MIN_BUFS, conn->rx_size);
-	conn->rx_size_min = conn->rx_size;
-	conn->rx_cap = max(conn->rx_size, sdp_rx_cap(ssk));
 	conn->tx_size = SDP_TX_SIZE;
 	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK)
 		conn->tx_size = clamp_t(u32, sk->sk_sndbuf / conn->rcv_size, 2,
@@ -418,7 +373,7 @@ static void sdp_qp_caps(struct sdp_sock *ssk, struct ib_device *dev,
 
 	sge = max(sge, 1U);
 	attr->cap.max_send_sge = sge;
-	attr->cap.max_send_wr = sdp_tx_posted_max(ssk->conn) + SDP_CTRL_BUFS + 1 +
+	attr->cap.max_send_wr = ssk->conn->tx_size + SDP_CTRL_BUFS + 1 +
 				2 * SDP_ZC_REGS +
 				2 * SDP_ZC_RW_OPS * sdp_rw_op_wrs(sge) + 1;
 	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS;
@@ -444,17 +399,16 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	u32 i;
 	int err;
 
-	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_base(conn),
-			     sdp_rx_ring_base(conn), conn->rcv_size,
-			     SDP_BUF_RX);
+	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk),
+			     conn->rcv_size, SDP_BUF_RX);
 	if (!err)
-		err = sdp_ring_alloc(ssk, &conn->tx_ring,
-				     sdp_tx_posted_max(conn), 0, 0, SDP_BUF_TX);
+		err = sdp_ring_alloc(ssk, &conn->tx_ring, conn->tx_size, 0,
+				     SDP_BUF_TX);
 	if (!err)
 		err = sdp_ring_alloc(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS,
-				     SDP_CTRL_BUFS, SDP_CTRL_SIZE, SDP_BUF_CTRL);
+				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
-		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_base(conn),
+		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
 				   DMA_FROM_DEVICE);
 	if (!err)
 		err = sdp_ring_map(dev, conn->ctrl_ring, SDP_CTRL_BUFS,
@@ -463,11 +417,9 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	if (err)
 		return err;
 
-	/* the others are counted free: sdp_tx_buf_take() adds them */
-	for (i = 0; i < sdp_tx_posted_max(conn); i++)
+	for (i = 0; i < conn->tx_size; i++)
 		list_add_tail(&conn->tx_ring[i].list, &conn->tx_free);
 	WRITE_ONCE(ssk->tx_nfree, conn->tx_size);
-	conn->rx_held = sdp_rx_ring_base(conn);
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
 		list_add_tail(&conn->ctrl_ring[i].list, &conn->ctrl_free);
 	return 0;
@@ -577,7 +529,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		goto err_bufs;
 
 	conn->st.last_recv = jiffies;
-	for (i = 0; i < sdp_rx_ring_base(conn); i++) {
+	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
 		err = sdp_post_recv(ssk, &conn->rx_ring[i]);
 		if (err)
 			goto err_qp;

@@ -56,7 +56,7 @@ static bool sdp_zc_src_room(struct sdp_sock *ssk)
 
 	return zc && sdp_zc_free_reg(zc) &&
 	       ssk->zc_src_count < min_t(u32, zc->nregs, conn->peer_adverts) &&
-	       READ_ONCE(ssk->tx_nfree) > 0;
+	       !list_empty(&conn->tx_free);
 }
 
 /**
