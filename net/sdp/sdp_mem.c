@@ -113,19 +113,10 @@ static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
 	return true;
 }
 
-/**
- * sdp_buf_alloc - give a buffer memory of @size bytes, mapped for @dir
- * @ssk: the socket, locked; process context
- * @buf: the buffer; what it held before is released once the new memory
- *	 is in place, and kept if the allocation fails
- * @size: bytes
- * @dir: DMA_FROM_DEVICE (receive) or DMA_TO_DEVICE (send)
- * @grow: beyond the connection's minimum: only with room in the cgroup
- *
- * Return: 0 or -ENOMEM.
- */
-int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
-		  enum dma_data_direction dir, bool grow)
+/* sdp_buf_alloc() with @gfp: GFP_ATOMIC from a completion. */
+static int __sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf,
+			   u32 size, enum dma_data_direction dir, bool grow,
+			   gfp_t gfp)
 {
 	struct ib_device *dev = ssk->conn->sdev->ibdev;
 	struct mem_cgroup *old;
@@ -136,8 +127,7 @@ int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		     !sdp_memcg_room(ssk->memcg, size)))
 		goto fail;
 	old = set_active_memcg(ssk->memcg);
-	/* a cgroup at its limit refuses it rather than OOM-kill for it */
-	data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
+	data = kmalloc(size, gfp | __GFP_ACCOUNT | __GFP_NOWARN);
 	set_active_memcg(old);
 	if (!data)
 		goto fail;
@@ -155,6 +145,25 @@ int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 fail:
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_ALLOC_FAILS);
 	return -ENOMEM;
+}
+
+/**
+ * sdp_buf_alloc - give a buffer memory of @size bytes, mapped for @dir
+ * @ssk: the socket, locked; process context
+ * @buf: the buffer; what it held before is released once the new memory
+ *	 is in place, and kept if the allocation fails
+ * @size: bytes
+ * @dir: DMA_FROM_DEVICE (receive) or DMA_TO_DEVICE (send)
+ * @grow: beyond the connection's minimum: only with room in the cgroup
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
+		  enum dma_data_direction dir, bool grow)
+{
+	/* a cgroup at its limit refuses it rather than OOM-kill for it */
+	return __sdp_buf_alloc(ssk, buf, size, dir, grow,
+			       GFP_KERNEL | __GFP_NORETRY);
 }
 
 /* Unmap (if mapped) and free a buffer's memory; any context. */
@@ -291,17 +300,27 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
  * The SDP_CTRL_BUFS buffers the peer may fill beyond its credits are
  * never deferred: every header we send grants them whatever else is
  * posted, so fewer posted would make the peer's next control messages
- * wait for an RNR retry.  A buffer posted at its old size is no harm: it
- * is at least what the peer may send until our ChRcvBufAck, which waits
- * for it to be gone.
+ * wait for an RNR retry.  Such a buffer that is too large gets its new
+ * size at once if an atomic allocation gives it: posted large, it would
+ * stay so, since after the peer's returns (sdp_tx_shrink()) nothing may
+ * consume it until the next burst.  A buffer posted at its old size is
+ * no harm otherwise: it is at least what the peer may send until our
+ * ChRcvBufAck, which waits for it to be gone.
  *
  * Return: 0, or the error of the post.
  */
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (likely(buf->size == ssk->conn->rcv_size) ||
-	    ssk->conn->rx_posted < SDP_CTRL_BUFS)
+	u32 size = ssk->conn->rcv_size;
+
+	if (likely(buf->size == size))
 		return sdp_post_recv(ssk, buf);
+	if (ssk->conn->rx_posted < SDP_CTRL_BUFS) {
+		if (buf->size > size)
+			__sdp_buf_alloc(ssk, buf, size, DMA_FROM_DEVICE, false,
+					GFP_ATOMIC);
+		return sdp_post_recv(ssk, buf);
+	}
 	list_add_tail(&buf->list, &ssk->conn->rx_resize);
 	sdp_mem_arm(ssk, 0);
 	return 0;
