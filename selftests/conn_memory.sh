@@ -120,6 +120,13 @@ check "messages no larger than the first buffers ($mean B each)" \
 cg=/sys/fs/cgroup
 mountpoint -q $cg || mount -t cgroup2 none $cg
 echo +memory >$cg/cgroup.subtree_control
+# the programs' own memory must be the same in every run: with
+# transparent huge pages their stacks and heaps took 0 to 3 huge pages
+# (a peak of 16.2 to 22.4 MiB for the same run), and a limit set from
+# one run's peak could be too small for the next
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' $thp)
+echo never >$thp
 cgrun() {	# NAME KEY LIMIT: 8 streams of 8 MiB in a new cgroup, BCopy
 	mkdir -p $cg/$1
 	echo "$3" >$cg/$1/memory.$2
@@ -157,6 +164,7 @@ check "growth refused near the limit ($(($(sdp_stat BufferAllocFails) - fails0))
 check_eq "no process OOM-killed" "oom_kill 0" "$(grep oom_kill $cg/sdpm/memory.events)"
 echo "# limited: peak $(($(cat $cg/sdpm/memory.peak) >> 10)) KiB, $(grep -E '^(max|oom) ' $cg/sdpm/memory.events | tr '\n' ' ')"
 rmdir $cg/sdpm $cg/sdpmin $cg/sdpfree 2>/dev/null
+echo "$thp_was" >$thp
 echo 65536 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh
 
 sdp_check_clean
