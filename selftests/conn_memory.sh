@@ -12,7 +12,9 @@
 #    growth is refused host-wide and the echo still completes;
 #  - in a memory cgroup whose memory.max is too small for the grown
 #    buffers, the streams still complete, with growth refused
-#    (BufferAllocFails), and no process is OOM-killed.
+#    (BufferAllocFails), and no process is OOM-killed;
+#  - a sender whose cgroup is full waits for memory: all it sends
+#    arrives, no ENOMEM, no OOM kill.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -164,6 +166,40 @@ check "growth refused near the limit ($(($(sdp_stat BufferAllocFails) - fails0))
 check_eq "no process OOM-killed" "oom_kill 0" "$(grep oom_kill $cg/sdpm/memory.events)"
 echo "# limited: peak $(($(cat $cg/sdpm/memory.peak) >> 10)) KiB, $(grep -E '^(max|oom) ' $cg/sdpm/memory.events | tr '\n' ' ')"
 rmdir $cg/sdpm $cg/sdpmin $cg/sdpfree 2>/dev/null
+
+# ---- a sender whose cgroup is full ---------------------------------------------
+# A cgroup that holds the sender alone, at its limit with no charge cached
+# (writing memory.high drains the per-CPU stocks), and a reader that
+# starts after 2 s: the first send buffer is forced past the limit, as
+# TCP forces its first skb, later sends wait for it to come back.  The
+# sender is slowed down, never failed with ENOMEM (nor OOM-killed, as
+# TCP's sender is: it charges its skbs with GFP_KERNEL).
+mkdir -p $cg/full
+sdp_stream sink sdp "$addr" 7931 1 2 >/tmp/full-sink.out &
+sink=$!
+wait_for grep -q listening /tmp/full-sink.out
+stalls0=$(sdp_stat SndbufStalls)
+coproc G { echo $BASHPID >$cg/full/cgroup.procs
+	   exec timeout 120 sdp_stream gated sdp "$addr" 7931 $((4 << 20)); }
+exec {gout}<&"${G[0]}" {gin}>&"${G[1]}"
+read -r l <&$gout
+echo $((1 << 20)) >&$gin	# some memory of its own first
+read -r l <&$gout
+echo 0 >$cg/full/memory.high
+echo max >$cg/full/memory.high
+cat $cg/full/memory.current >$cg/full/memory.max
+echo go >&$gin
+read -r l <&$gout
+wait "$G_PID"
+wait $sink
+check_eq "a sender in a full cgroup sends" "sent $((4 << 20))" "$l"
+check_eq "and its peer gets it all" "conn 0: $((4 << 20)) bytes, then EOF" \
+	"$(tail -1 /tmp/full-sink.out)"
+check "waiting for memory ($(($(sdp_stat SndbufStalls) - stalls0)) waits, $(grep '^max ' $cg/full/memory.events))" \
+	test "$(sdp_stat SndbufStalls)" -gt "$stalls0"
+check_eq "not OOM-killed" "oom_kill 0" "$(grep oom_kill $cg/full/memory.events)"
+exec {gout}<&- {gin}>&-
+rmdir $cg/full
 echo "$thp_was" >$thp
 echo 65536 >/sys/module/ib_sdp/parameters/sdp_zcopy_thresh
 

@@ -11,12 +11,19 @@
  *	in random write sizes (1 B .. 256 KiB) while reading the echo in
  *	random read sizes and checking it; then half-closes and expects EOF
  *	after exactly BYTES.
- *   sdp_stream sink FAM ADDR PORT NCONN
+ *   sdp_stream sink FAM ADDR PORT NCONN [DELAY]
  *	accept NCONN connections one after the other and read each until
- *	end of file or an error; print what each ended with.
+ *	end of file or an error (starting DELAY seconds after the accept);
+ *	print what each ended with.
  *   sdp_stream bothfull FAM ADDR PORT BYTES
  *	one connection to itself; both ends write BYTES before either reads
  *	(readers start 2 s after the writers); both streams checked.
+ *   sdp_stream gated FAM ADDR PORT BYTES
+ *	one connection to a sink; prints "connected" and waits for a line
+ *	on standard input, a number: allocates and touches that many bytes
+ *	(a script fills the process's memory cgroup so), prints "filled",
+ *	waits for another line, then writes BYTES in 64 KiB writes and
+ *	half-closes; prints "sent BYTES" or the write's error (exit 1).
  *
  * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP).
  */
@@ -434,7 +441,7 @@ static int run_bothfull(const char *addr, int port, uint64_t bytes)
 	return bad ? 1 : 0;
 }
 
-static int run_sink(const char *addr, int port, int nconn)
+static int run_sink(const char *addr, int port, int nconn, int delay)
 {
 	int lfd = listen_on(addr, port), i, fd;
 	char buf[4096];
@@ -449,6 +456,7 @@ static int run_sink(const char *addr, int port, int nconn)
 			return 1;
 		}
 		total = 0;
+		sleep(delay);
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
 			total += n;
 		printf("conn %d: %zd bytes, then %s\n", i, total,
@@ -457,6 +465,45 @@ static int run_sink(const char *addr, int port, int nconn)
 		close(fd);
 	}
 	close(lfd);
+	return 0;
+}
+
+static int run_gated(const char *addr, int port, uint64_t bytes)
+{
+	struct stream s = { .bytes = bytes, .who = "gated" };
+	uint64_t done = 0, fill;
+	char line[64];
+
+	stream_bufs(&s);
+	s.fd = connect_to(addr, port);
+	printf("connected\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 2;
+	fill = strtoull(line, NULL, 0);
+	if (fill) {
+		char *p = malloc(fill);
+
+		if (!p)
+			return 2;
+		memset(p, 0x5a, fill);
+	}
+	printf("filled\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 2;
+	while (done < bytes) {
+		size_t n = bytes - done < 65536 ? bytes - done : 65536;
+
+		if (write_all(s.fd, s.wbuf, n)) {
+			printf("write after %llu bytes: %s\n",
+			       (unsigned long long)done, strerror(errno));
+			return 1;
+		}
+		done += n;
+	}
+	shutdown(s.fd, SHUT_WR);
+	printf("sent %llu\n", (unsigned long long)done);
 	return 0;
 }
 
@@ -473,8 +520,12 @@ int main(int argc, char **argv)
 		return run_client(argv[3], atoi(argv[4]), atoi(argv[5]),
 				  strtoull(argv[6], NULL, 0),
 				  strtoull(argv[7], NULL, 0));
-	if (!strcmp(argv[1], "sink") && argc == 6)
-		return run_sink(argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(argv[1], "sink") && (argc == 6 || argc == 7))
+		return run_sink(argv[3], atoi(argv[4]), atoi(argv[5]),
+				argc == 7 ? atoi(argv[6]) : 0);
+	if (!strcmp(argv[1], "gated") && argc == 6)
+		return run_gated(argv[3], atoi(argv[4]),
+				 strtoull(argv[5], NULL, 0));
 	if (!strcmp(argv[1], "bothfull") && argc == 6)
 		return run_bothfull(argv[3], atoi(argv[4]),
 				    strtoull(argv[5], NULL, 0));

@@ -155,6 +155,7 @@ enum {
 	SDP_F_TX_TIMER,		/* tx_work (the stall watchdog) scheduled */
 	SDP_F_MEM_TIMER,	/* mem_work (sdp_mem.c) scheduled */
 	SDP_F_WIN_STALL,	/* waiting for the peer's credits or reads */
+	SDP_F_TX_MEM_WAIT,	/* a sender waits for a send buffer's memory */
 };
 
 /**
@@ -517,6 +518,7 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 		     enum dma_data_direction dir);
 void sdp_buf_account(struct sdp_sock *ssk, long bytes);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
+bool sdp_tx_buf_ready(struct sdp_sock *ssk);
 void sdp_tx_want_grow(struct sdp_sock *ssk);
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
 void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size);

@@ -181,32 +181,71 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 	buf->size = 0;
 }
 
+/* Nothing of ours queued or in flight: no completion will free a buffer. */
+static bool sdp_tx_empty(const struct sdp_conn *conn)
+{
+	return !conn->tx_inflight && list_empty(&conn->tx_queue);
+}
+
 /**
  * sdp_tx_buf_take - the next free send buffer, with memory for a message
  * @ssk: the socket, locked; process context
  *
+ * A buffer gets memory for the largest message the peer takes; if that
+ * is refused, it is used at the size it has, or else gets the smallest
+ * message's size.  That one is forced (reclaim, then past the cgroup's
+ * limit rather than an OOM kill) when nothing else of ours is queued or
+ * in flight, as TCP forces its first skb, so that a sender always makes
+ * progress; otherwise the caller waits for a send to complete and give
+ * its buffer back (sdp_tx_buf_ready()).
+ *
  * Return: the buffer, moved to the tail of ->tx_queue; NULL if none is
- * free; ERR_PTR(-ENOMEM) if none could be given memory.  A buffer that
- * cannot grow to tx_msg_max is used at the size it has (sdp_tx_room()).
+ * free; ERR_PTR(-ENOMEM) if none could be given memory.
  */
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
+	gfp_t gfp;
 
 	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
 	if (!buf)
 		return NULL;
-	if (buf->size < conn->tx_msg_max &&
-	    sdp_buf_alloc(ssk, buf, conn->tx_msg_max, DMA_TO_DEVICE,
-			  conn->tx_msg_max > conn->tx_msg_min) &&
-	    !buf->data &&
-	    sdp_buf_alloc(ssk, buf, conn->tx_msg_min, DMA_TO_DEVICE, false))
+	if (buf->size >= conn->tx_msg_max ||
+	    !sdp_buf_alloc(ssk, buf, conn->tx_msg_max, DMA_TO_DEVICE,
+			   conn->tx_msg_max > conn->tx_msg_min) ||
+	    buf->data)
+		goto take;
+	gfp = GFP_KERNEL | __GFP_NORETRY;
+	if (sdp_tx_empty(conn))
+		gfp = GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_HIGH;
+	else if (conn->tx_msg_max == conn->tx_msg_min)
+		return ERR_PTR(-ENOMEM);	/* just refused */
+	if (__sdp_buf_alloc(ssk, buf, conn->tx_msg_min, DMA_TO_DEVICE, false,
+			    gfp))
 		return ERR_PTR(-ENOMEM);
+take:
 	list_move_tail(&buf->list, &conn->tx_queue);
 	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree - 1);
 	sdp_mem_arm(ssk, SDP_MEM_IDLE);
 	return buf;
+}
+
+/**
+ * sdp_tx_buf_ready - may sdp_tx_buf_take() succeed without allocating?
+ * @ssk: the socket, locked
+ *
+ * Or should a sender refused memory go on waiting: a completed send's
+ * buffer, which keeps its memory, goes to the head of ->tx_free.  True as
+ * well when nothing is on its way any more (the next take is forced).
+ */
+bool sdp_tx_buf_ready(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_buf *buf;
+
+	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
+	return (buf && buf->data) || sdp_tx_empty(conn);
 }
 
 /* Free the memory of every free send buffer: the connection is idle. */

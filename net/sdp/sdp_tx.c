@@ -55,7 +55,8 @@ void sdp_write_space(struct sock *sk)
 	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
 		return;
 	if (test_bit(SDP_F_CONN, &ssk->flags) &&
-	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->conn->tx_size / 4))
+	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->conn->tx_size / 4) &&
+	    !test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags))
 		return;
 	clear_bit(SOCK_NOSPACE, &sock->flags);
 
@@ -434,6 +435,42 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
 	return 0;
 }
 
+/* No memory for a send buffer (sdp_tx_buf_take()): wait for a send to
+ * complete and give its buffer back, or, with none on its way, a while
+ * for memory, as sk_stream_wait_memory() waits.
+ */
+static int sdp_wait_tx_mem(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sdp_sock *ssk = sdp_sk(sk);
+	long vm_wait, left;
+
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	if (sdp_tx_buf_ready(ssk)) {
+		vm_wait = min_t(long, *timeo, prandom_u32_max(HZ / 5) + 2);
+		left = vm_wait;
+		sk_wait_event(sk, &left, sk->sk_err || !sdp_conn_usable(ssk) ||
+			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
+		if (*timeo != MAX_SCHEDULE_TIMEOUT)
+			*timeo -= vm_wait - left;
+	} else {
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		__set_bit(SDP_F_TX_MEM_WAIT, &ssk->flags);
+		sk_wait_event(sk, timeo, sdp_tx_buf_ready(ssk) || sk->sk_err ||
+			      !sdp_conn_usable(ssk) ||
+			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
+		__clear_bit(SDP_F_TX_MEM_WAIT, &ssk->flags);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
 /* MSG_ZEROCOPY on a socket with SDP_ZEROCOPY: TCP's notification.  Past
  * RLIMIT_MEMLOCK the send is copied, and the notification says so.
  */
@@ -604,8 +641,12 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 				sdp_tx_want_grow(ssk);
 			buf = sdp_tx_buf_take(ssk);
 			if (IS_ERR(buf)) {
-				err = PTR_ERR(buf);
-				goto out_err;
+				/* degraded, not failed: wait for memory */
+				sdp_tx_flush(ssk);
+				err = sdp_wait_tx_mem(sk, &timeo);
+				if (err)
+					goto out_err;
+				continue;
 			}
 			if (!buf) {
 				sdp_tx_flush(ssk);
