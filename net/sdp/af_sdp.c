@@ -72,6 +72,11 @@ module_param(sdp_max_embryos, int, 0644);
 MODULE_PARM_DESC(sdp_max_embryos,
 		 "connection requests a listener answers at once, each holding its buffers until its handshake completes; more wait unanswered (default 16)");
 
+int sdp_local = 1;
+module_param(sdp_local, int, 0644);
+MODULE_PARM_DESC(sdp_local,
+		 "carry connections to an address of this host in the kernel, without RDMA (1, default), or through rdma_cm as any other (0)");
+
 struct workqueue_struct *sdp_wq;
 
 static struct proto sdp_proto = {
@@ -248,7 +253,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 			mask |= EPOLLPRI;
 
 		if (!(shutdown & SEND_SHUTDOWN)) {
-			if (sdp_writable(ssk)) {
+			if (READ_ONCE(ssk->tp)->writable(ssk)) {
 				mask |= EPOLLOUT | EPOLLWRNORM;
 			} else {
 				sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
@@ -258,7 +263,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 				 * (as tcp_poll())
 				 */
 				smp_mb__after_atomic();
-				if (sdp_writable(ssk))
+				if (READ_ONCE(ssk->tp)->writable(ssk))
 					mask |= EPOLLOUT | EPOLLWRNORM;
 			}
 		} else {

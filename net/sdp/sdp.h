@@ -22,6 +22,13 @@
  *                      (sdp_conn_create()); sendmsg()/recvmsg() hold the
  *                      one they use while they sleep.  See its comment.
  *
+ *  struct sdp_transport  what carries a connection (conn->tp): RDMA
+ *                      (sdp_verbs.c and the files it names) or, for a peer
+ *                      on this host, local (sdp_local.c).  The socket layer
+ *                      (af_sdp.c, sdp_cm.c, sdp_tx.c, sdp_rx.c, sdp_close.c,
+ *                      sdp_sockopt.c) keeps the stream, its states and its
+ *                      waits, and calls the transport for what differs.
+ *
  *  struct sdp_device   one per RDMA device (sdp_dev.c), refcounted; each
  *                      connection holds a reference while it uses the
  *                      device.  Every connection has a protection domain
@@ -109,6 +116,7 @@ enum sdp_buf_kind {
 	SDP_BUF_BOUNCE,	/* received data read by RDMA into kernel memory */
 	SDP_BUF_ZC_REG,	/* a registration's LOCAL_INV completion */
 	SDP_BUF_ZC_RW,	/* an RDMA READ op's completion */
+	SDP_BUF_LOCAL,	/* bytes from a peer on this host (sdp_local_data.c) */
 };
 
 struct sdp_buf {
@@ -156,7 +164,73 @@ enum {
 	SDP_F_MEM_TIMER,	/* mem_work (sdp_mem.c) scheduled */
 	SDP_F_WIN_STALL,	/* waiting for the peer's credits or reads */
 	SDP_F_TX_MEM_WAIT,	/* a sender waits for a send buffer's memory */
+	SDP_F_LOCAL_BIND,	/* bound to an address no RDMA device has: the
+				 * id holds the port as a wildcard, ->local the
+				 * address (sdp_local.c)
+				 */
+	SDP_F_LOCAL_LISTEN,	/* in the local listener table */
+	SDP_F_LOCAL_CONN,	/* connecting or connected locally: the id
+				 * has no addresses to copy
+				 */
 };
+
+struct tcp_info;
+
+/* sendmsg()'s state across the transport's work (sdp_tx.c). */
+struct sdp_send {
+	struct ubuf_info	*uarg;		/* MSG_ZEROCOPY's notification */
+	long			timeo;
+	size_t			copied;		/* bytes taken from the caller */
+	int			flags;		/* MSG_* */
+	bool			zc_used;	/* some went by ZCopy */
+	bool			no_zc;		/* copy the rest */
+};
+
+/**
+ * struct sdp_transport - what carries a connection's bytes to its peer
+ * @name: "rdma" or "local"
+ * @sendmsg: take the bytes of @msg, the socket connected; @s->copied
+ *	grows with what was taken; 0 or a negative errno
+ * @sink: recvmsg() has nothing to read and would sleep: offer the
+ *	reader's buffer for the peer to fill straight; bytes placed there,
+ *	0 to look again, -EOPNOTSUPP if not now
+ * @rx_done: a receive-queue entry has been read whole: release it
+ * @flush: send what may go now (@push: also what TCP_CORK or MSG_MORE
+ *	held), a pending DisConn after the data
+ * @reset: tell the peer the connection is reset (sdp_conn_abort())
+ * @teardown: release what the connection holds; process context, called
+ *	without the socket lock, returns with it held
+ * @writable: poll()'s POLLOUT (lockless, under rcu_read_lock())
+ * @info: TCP_INFO's fields beyond the state
+ * @probe: a keepalive probe (SO_KEEPALIVE); 0 sent, 1 answered at once,
+ *	or a negative errno
+ *
+ * All but @teardown and @writable are called with the socket locked.
+ * SIOCOUTQ and /proc count what a transport holds in the socket's
+ * tx_queued (not sent yet), tx_inflight_bytes (sent, not yet taken by the
+ * peer) and zc_src_bytes (advertised by SrcAvail).
+ */
+struct sdp_transport {
+	const char	*name;
+	int	(*sendmsg)(struct sdp_sock *ssk, struct msghdr *msg,
+			   struct sdp_send *s);
+	int	(*sink)(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+			int flags, long *timeo);
+	void	(*rx_done)(struct sdp_sock *ssk, struct sdp_buf *buf);
+	void	(*flush)(struct sdp_sock *ssk, bool push);
+	void	(*reset)(struct sdp_sock *ssk);
+	void	(*teardown)(struct sdp_sock *ssk);
+	bool	(*writable)(const struct sdp_sock *ssk);
+	void	(*info)(struct sdp_sock *ssk, struct tcp_info *info);
+	int	(*probe)(struct sdp_sock *ssk);
+};
+
+extern const struct sdp_transport sdp_rdma_transport;
+extern const struct sdp_transport sdp_local_transport;
+
+#define SDP_LOCAL_CHUNK		(64 * 1024)	/* most bytes one local message holds */
+
+struct sdp_local_link;
 
 /**
  * struct sdp_conn - one connection of a socket
@@ -257,6 +331,12 @@ struct sdp_conn {
 		bool		valid;	/* not used nor withdrawn yet */
 		bool		open;	/* not withdrawn: a cancel may come */
 	}			zc_peer_sink;
+
+	/* the local transport (sdp_local.c): the link to the peer socket */
+	struct sdp_local_link	*link;
+	u8			side;		/* our end of it */
+	bool			local_applying;	/* in sdp_local_apply() */
+	struct sdp_buf		*local_held;	/* corked, not delivered */
 };
 
 struct sdp_sock {
@@ -273,6 +353,7 @@ struct sdp_sock {
 	/* child */
 	struct sock		*parent;	/* listener, held, until accepted */
 	struct list_head	accept_node;
+	struct hlist_node	local_node;	/* listener: the local table */
 
 	/* listener: connection requests waiting for room in the accept
 	 * queue (struct sdp_pending_req), as TCP leaves SYNs unanswered
@@ -302,6 +383,7 @@ struct sdp_sock {
 						 */
 
 	/* the connection: see struct sdp_conn */
+	const struct sdp_transport *tp;	/* its transport; READ_ONCE in poll */
 	struct sdp_conn		*conn;		/* never NULL */
 	struct mutex		teardown_lock;	/* serialises sdp_conn_teardown() */
 	struct work_struct	teardown_work;
@@ -320,6 +402,7 @@ struct sdp_sock {
 	u32			tx_nfree;	/* READ_ONCE in poll */
 	u32			tx_queued;	/* payload bytes in tx_queue */
 	u32			tx_inflight_bytes;
+	u32			tx_local_limit;	/* local: the peer's window */
 
 	/* ZCopy, the socket's side (struct sdp_conn has the rest) */
 	u32			zc_src_count;	/* SrcAvails advertised, not done */
@@ -428,6 +511,11 @@ enum sdp_mib_field {
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
 	SDP_MIB_RCVBUF_SHRINKS,
+	SDP_MIB_LOCAL_ACTIVE_OPENS,
+	SDP_MIB_LOCAL_PASSIVE_OPENS,
+	SDP_MIB_LOCAL_TX_BYTES,
+	SDP_MIB_LOCAL_RX_BYTES,
+	SDP_MIB_LOCAL_SINK_BYTES,
 	SDP_MIB_MAX
 };
 
@@ -463,6 +551,7 @@ extern int sdp_inline_thresh;
 extern int sdp_keepalive_time;
 extern int sdp_retry_count;
 extern int sdp_max_embryos;
+extern int sdp_local;
 extern struct workqueue_struct *sdp_wq;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
@@ -487,6 +576,30 @@ void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
+int sdp_local_answer(struct sock *sk, struct sdp_sock *client);
+int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		struct sockaddr_storage *addr);
+
+/* sdp_local.c */
+bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);
+int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
+int sdp_local_pair(struct sdp_sock *client, struct sock *child);
+void sdp_local_listen(struct sdp_sock *ssk);
+void sdp_local_unlisten(struct sdp_sock *ssk);
+void sdp_local_link_put(struct sdp_local_link *link);
+struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk);
+void sdp_local_kick(struct sdp_sock *ssk);
+
+/* sdp_local_data.c */
+void sdp_local_apply(struct sdp_sock *ssk);
+void sdp_local_buf_free(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_local_flush(struct sdp_sock *ssk, bool push);
+int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
+		      struct sdp_send *s);
+int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		   int flags, long *timeo);
+void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+bool sdp_local_writable(const struct sdp_sock *ssk);
 
 /* sdp_close.c */
 int sdp_sk_orphan_put(struct sock *sk, bool in_handler);
@@ -508,6 +621,8 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_release_cb(struct sock *sk);
 void sdp_sq_posted(struct sdp_sock *ssk);
 int sdp_conn_init(struct sdp_sock *ssk);
+struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk);
+void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn);
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
 void sdp_conn_put(struct sdp_conn *conn);
 
@@ -591,6 +706,16 @@ void sdp_zc_revoke(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);
 void sdp_rx_purge(struct sdp_sock *ssk);
 
+/* the RDMA transport's operations */
+int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
+		     struct sdp_send *s);
+int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		  int flags, long *timeo);
+void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rdma_flush(struct sdp_sock *ssk, bool push);
+void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info);
+int sdp_rdma_probe(struct sdp_sock *ssk);
+
 /* sdp_sockopt.c */
 void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);
 int sdp_setsockopt(struct socket *sock, int level, int optname,
@@ -615,6 +740,8 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_rx_early(struct sdp_sock *ssk);
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags);
+void sdp_rx_disconn(struct sdp_sock *ssk);
 bool sdp_need_credit_update(const struct sdp_sock *ssk);
 
 /* sdp_proc.c */

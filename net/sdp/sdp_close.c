@@ -122,7 +122,7 @@ void sdp_shutdown_send(struct sdp_sock *ssk)
 		sk->sk_state = TCP_FIN_WAIT1;
 	else if (sk->sk_state == TCP_CLOSE_WAIT)
 		sk->sk_state = TCP_LAST_ACK;
-	sdp_tx_flush(ssk);
+	ssk->tp->flush(ssk, false);
 }
 
 /**
@@ -167,13 +167,13 @@ void sdp_disconn_done(struct sdp_sock *ssk)
  * @ssk: the socket; the caller holds a reference and not the socket lock,
  *	 and is not a completion callback
  *
- * Idempotent.  Leaves the socket in TCP_CLOSE with the buffers' memory
- * (and any unread data) in place, and drops the connection's reference.
+ * Idempotent.  The transport releases what the connection holds
+ * (->teardown); the socket is left in TCP_CLOSE with the buffers' memory
+ * (and any unread data) in place, and the connection's reference dropped.
  */
 void sdp_conn_teardown(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
-	struct rdma_cm_id *id;
 	int timer_refs;
 
 	mutex_lock(&ssk->teardown_lock);
@@ -184,24 +184,9 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 		return;
 	}
 	__set_bit(SDP_F_TEARDOWN, &ssk->flags);
-	id = ssk->cm_id;
 	release_sock(sk);
 
-	/* The QP goes to error and is drained (no traffic), our ZCopy keys
-	 * are deregistered, and only then is the peer told: it may hold a
-	 * key, and another connection of ours on the same device (same PD)
-	 * to use it with.  The id cannot go away meanwhile: its owner
-	 * destroys it only once SDP_F_CONN is clear, and rdma_cm only when
-	 * the handler says so, after this.
-	 */
-	ib_drain_qp(ssk->conn->qp);
-	lock_sock(sk);
-	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
-	release_sock(sk);
-	rdma_disconnect(id);
-
-	lock_sock(sk);
-	sdp_conn_free_verbs(ssk, id);
+	ssk->tp->teardown(ssk);		/* returns with the lock held */
 	__clear_bit(SDP_F_CONN, &ssk->flags);
 
 	/* Gone without a DisConn or an Abort from either side: a reset. */
@@ -300,13 +285,8 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 	    sk->sk_state != TCP_CLOSE)
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
 	__set_bit(SDP_F_RESET, &ssk->flags);
-	if (send_abort && sdp_conn_usable(ssk)) {
-		/* our keys die before the peer hears of the end: the
-		 * Abort is fenced behind their invalidation
-		 */
-		sdp_zc_revoke(ssk);
-		sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
-	}
+	if (send_abort && sdp_conn_usable(ssk))
+		ssk->tp->reset(ssk);
 	sk->sk_state = TCP_CLOSE;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sdp_conn_queue_teardown(ssk);

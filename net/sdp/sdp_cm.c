@@ -44,16 +44,22 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 {
 	struct rdma_cm_id *id = ssk->cm_id;
 
-	if (!id)
+	if (!id || test_bit(SDP_F_LOCAL_CONN, &ssk->flags))
 		return;
-	memcpy(&ssk->local, &id->route.addr.src_addr, sizeof(ssk->local));
+	/* bound to an address no RDMA device has: the id holds a wildcard */
+	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+		memcpy(&ssk->local, &id->route.addr.src_addr,
+		       sizeof(ssk->local));
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
 }
 
-/* A connection request waiting for room in the accept queue. */
+/* A connection request waiting for room in the accept queue: over RDMA
+ * (@id) or from a local client (@client, held).
+ */
 struct sdp_pending_req {
 	struct list_head	node;		/* the listener's pending_reqs */
 	struct rdma_cm_id	*id;
+	struct sdp_sock		*client;
 	struct sdp_hello	hello;		/* checked */
 	u8			initiator_depth;
 	u8			responder_resources;
@@ -498,8 +504,115 @@ err_child:
 	return err;
 }
 
+/* A local client refused: its connect() fails with ECONNREFUSED. */
+static void sdp_local_refuse(struct sdp_sock *client)
+{
+	struct sock *csk = &client->sk;
+
+	lock_sock(csk);
+	if (csk->sk_state == TCP_SYN_SENT &&
+	    test_bit(SDP_F_LOCAL_CONN, &client->flags))
+		sdp_connect_failed(client, ECONNREFUSED);
+	release_sock(csk);
+}
+
+/* Under the listener's lock, with room: a child joined to the local
+ * @client (locked), established, in the accept queue.
+ */
+static int sdp_local_child(struct sock *sk, struct sdp_sock *client)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sock *child;
+	int err;
+
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
+			     NULL);
+	if (!child)
+		return -ENOMEM;
+	sdp_child_inherit(child, sk);
+	err = sdp_local_pair(client, child);
+	if (err) {
+		child->sk_state = TCP_CLOSE;
+		sock_orphan(child);
+		sock_put(child);	/* sdp_sk_alloc()'s: frees it */
+		return err;
+	}
+	sock_hold(sk);		/* the child's; put when accepted or dropped */
+	sdp_sk(child)->parent = sk;
+	sk_acceptq_added(sk);
+	list_add_tail(&sdp_sk(child)->accept_node, &ssk->accept_queue);
+	WRITE_ONCE(ssk->accept_count, ssk->accept_count + 1);
+	sk->sk_data_ready(sk);
+	return 0;
+}
+
+/**
+ * sdp_local_answer - a local client connects to listener @sk
+ * @sk: the listener, held, not locked
+ * @client: the client, locked
+ *
+ * The client is established with a child in the accept queue, or, while
+ * the queue is full, waits in SYN_SENT for accept_work.
+ *
+ * Return: 0, -ECONNREFUSED, or another negative errno.
+ */
+int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req;
+	int err = -ECONNREFUSED;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN)
+		goto out;
+	if (sdp_listen_room(sk) && list_empty(&ssk->pending_reqs)) {
+		err = sdp_local_child(sk, client);
+		goto out;
+	}
+	if (ssk->pending_count >=
+	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
+		goto out;
+	err = -ENOMEM;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		goto out;
+	req->client = client;
+	sock_hold(&client->sk);	/* put by sdp_pending_free() */
+	sock_hold(sk);		/* the request's */
+	list_add_tail(&req->node, &ssk->pending_reqs);
+	ssk->pending_count++;
+	client->sk.sk_state = TCP_SYN_SENT;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* accept_work: room for a local client that waited. */
+static void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client)
+{
+	struct sock *csk = &client->sk;
+	int err = -ECONNREFUSED;
+
+	lock_sock(csk);
+	if (csk->sk_state != TCP_SYN_SENT || sock_flag(csk, SOCK_DEAD) ||
+	    !test_bit(SDP_F_LOCAL_CONN, &client->flags)) {
+		release_sock(csk);
+		return;
+	}
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN)
+		err = sdp_local_child(sk, client);
+	release_sock(sk);
+	if (err)
+		sdp_connect_failed(client, -err);
+	release_sock(csk);
+}
+
 static void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)
 {
+	if (req->client)
+		sock_put(&req->client->sk);
 	kfree(req);
 	sock_put(sk);		/* the request's, from sdp_pending_add() */
 }
@@ -573,6 +686,11 @@ static void sdp_accept_work(struct work_struct *work)
 		ssk->pending_count--;
 		release_sock(sk);
 
+		if (req->client) {
+			sdp_local_answer_pending(sk, req->client);
+			sdp_pending_free(sk, req);
+			continue;
+		}
 		rdma_lock_handler(req->id);
 		err = sdp_child_create(sk, req->id, &req->hello,
 				       req->initiator_depth,
@@ -766,6 +884,44 @@ static int sdp_bind_errno(int err)
 	return err == -EADDRNOTAVAIL ? -EADDRINUSE : err;
 }
 
+/**
+ * sdp_bind_id - bind the socket's id to @addr
+ * @ssk: the socket, locked
+ * @id: its id, not bound
+ * @addr: a local address (sdp_addr_local())
+ *
+ * An address of this host that no RDMA device has (127.0.0.1, an address
+ * of a plain Ethernet interface) serves local connections only: the id
+ * holds the port as a wildcard, the socket keeps the address
+ * (SDP_F_LOCAL_BIND).
+ *
+ * Return: 0 or a negative errno, as TCP's bind() would say it.
+ */
+int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		struct sockaddr_storage *addr)
+{
+	struct sockaddr_storage any = { .ss_family = addr->ss_family };
+	int err;
+
+	if (ssk->sk.sk_reuse)
+		rdma_set_reuseaddr(id, 1);
+	__clear_bit(SDP_F_LOCAL_BIND, &ssk->flags);
+	err = rdma_bind_addr(id, (struct sockaddr *)addr);
+	if (err != -ENODEV || !READ_ONCE(sdp_local))
+		return sdp_bind_errno(err);
+
+	((struct sockaddr_in *)&any)->sin_port =
+		((struct sockaddr_in *)addr)->sin_port;
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (err)
+		return sdp_bind_errno(err);
+	__set_bit(SDP_F_LOCAL_BIND, &ssk->flags);
+	memcpy(&ssk->local, addr, sizeof(ssk->local));
+	((struct sockaddr_in *)&ssk->local)->sin_port =
+		((struct sockaddr_in *)&id->route.addr.src_addr)->sin_port;
+	return 0;
+}
+
 /* Called locked: give the socket a fresh id if its id was used by a
  * connection attempt or a listen, or taken by the removal of its device,
  * keeping the bound address.  Drops the lock for a while.
@@ -813,9 +969,7 @@ static int sdp_renew_id(struct sdp_sock *ssk)
 	__clear_bit(SDP_F_ID_USED, &ssk->flags);
 	__clear_bit(SDP_F_BOUND, &ssk->flags);
 	if (bound) {
-		if (sk->sk_reuse)
-			rdma_set_reuseaddr(id, 1);
-		err = sdp_bind_errno(rdma_bind_addr(id, (struct sockaddr *)&addr));
+		err = sdp_bind_id(ssk, id, &addr);
 		if (err)
 			return err;
 		__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -929,10 +1083,7 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	err = sdp_renew_id(ssk);
 	if (err)
 		goto out;
-	if (sk->sk_reuse)
-		rdma_set_reuseaddr(ssk->cm_id, 1);
-	err = sdp_bind_errno(rdma_bind_addr(ssk->cm_id,
-					    (struct sockaddr *)&addr));
+	err = sdp_bind_id(ssk, ssk->cm_id, &addr);
 	ssk->last_bind_err = -err;
 	if (!err) {
 		__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -965,7 +1116,9 @@ int sdp_listen(struct socket *sock, int backlog)
 		goto out;
 	if (sk->sk_reuse && !test_bit(SDP_F_BOUND, &ssk->flags))
 		rdma_set_reuseaddr(ssk->cm_id, 1);
-	err = sdp_bind_errno(rdma_listen(ssk->cm_id, backlog));
+	/* bound where no RDMA device is: local connections only */
+	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+		err = sdp_bind_errno(rdma_listen(ssk->cm_id, backlog));
 	if (err) {
 		ssk->last_bind_err = -err;
 		goto out;
@@ -975,6 +1128,7 @@ int sdp_listen(struct socket *sock, int backlog)
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	sdp_addr_snapshot(ssk);
 	sk->sk_state = TCP_LISTEN;
+	sdp_local_listen(ssk);
 out:
 	release_sock(sk);
 	return err;
@@ -993,6 +1147,7 @@ void sdp_listen_stop(struct sock *sk)
 	LIST_HEAD(queue);
 
 	lock_sock(sk);
+	sdp_local_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
 		sk->sk_state = TCP_CLOSE;
 	list_splice_init(&ssk->accept_queue, &queue);
@@ -1004,8 +1159,13 @@ void sdp_listen_stop(struct sock *sk)
 
 	/* requests still waiting are refused, as TCP resets their SYNs */
 	list_for_each_entry_safe(req, rtmp, &pending, node) {
-		rdma_reject(req->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-		rdma_destroy_id(req->id);
+		if (req->client) {
+			sdp_local_refuse(req->client);
+		} else {
+			rdma_reject(req->id, NULL, 0,
+				    IB_CM_REJ_CONSUMER_DEFINED);
+			rdma_destroy_id(req->id);
+		}
 		sdp_pending_free(sk, req);
 	}
 
@@ -1129,6 +1289,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sockaddr_storage addr;
+	bool local;
 	long timeo;
 	int err;
 
@@ -1160,7 +1321,8 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
 		if (err)
 			goto out;
-		if (sdp_addr_loopback(&addr)) {
+		local = sdp_local_dest(sock_net(sk), &addr);
+		if (!local && sdp_addr_loopback(&addr)) {
 			/* rdma_cm cannot reach loopback addresses */
 			err = -ENODEV;
 			ssk->last_bind_err = ENODEV;
@@ -1177,11 +1339,23 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 			err = -EISCONN;
 			goto out;
 		}
-		ssk->flags &= BIT(SDP_F_BOUND);
+		ssk->flags &= BIT(SDP_F_BOUND) | BIT(SDP_F_LOCAL_BIND);
 		__set_bit(SDP_F_ID_USED, &ssk->flags);
 		WRITE_ONCE(sk->sk_err, 0);
 		sk->sk_shutdown = 0;
 		sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
+		if (local) {
+			__set_bit(SDP_F_LOCAL_CONN, &ssk->flags);
+			err = sdp_local_connect(ssk, &addr);
+			if (err)
+				goto out;
+			/* as TCP on loopback, even when done at once */
+			sock->state = SS_CONNECTING;
+			err = -EINPROGRESS;
+			if (flags & O_NONBLOCK)
+				goto out;
+			break;
+		}
 		err = rdma_resolve_addr(ssk->cm_id, NULL,
 					(struct sockaddr *)&addr,
 					SDP_RESOLVE_TIMEOUT_MS);

@@ -92,6 +92,11 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_BUF_ALLOC_FAILS]	= "BufferAllocFails",
 	[SDP_MIB_RCVBUF_GROWS]		= "RcvBufGrows",
 	[SDP_MIB_RCVBUF_SHRINKS]	= "RcvBufShrinks",
+	[SDP_MIB_LOCAL_ACTIVE_OPENS]	= "LocalActiveOpens",
+	[SDP_MIB_LOCAL_PASSIVE_OPENS]	= "LocalPassiveOpens",
+	[SDP_MIB_LOCAL_TX_BYTES]	= "LocalTxBytes",
+	[SDP_MIB_LOCAL_RX_BYTES]	= "LocalRxBytes",
+	[SDP_MIB_LOCAL_SINK_BYTES]	= "LocalSinkBytes",
 };
 
 static int sdp_stats_show(struct seq_file *seq, void *v)

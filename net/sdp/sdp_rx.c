@@ -170,7 +170,7 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
  */
 static u32 sdp_buf_payload(const struct sdp_buf *buf)
 {
-	if (buf->kind == SDP_BUF_BOUNCE)
+	if (buf->kind == SDP_BUF_BOUNCE || buf->kind == SDP_BUF_LOCAL)
 		return buf->len;
 	if (buf->mid == SDP_MID_SRC_AVAIL)
 		return buf->zc_len;
@@ -179,7 +179,8 @@ static u32 sdp_buf_payload(const struct sdp_buf *buf)
 
 static void *sdp_buf_bytes(const struct sdp_buf *buf)
 {
-	return buf->kind == SDP_BUF_BOUNCE ? buf->data :
+	return buf->kind == SDP_BUF_BOUNCE || buf->kind == SDP_BUF_LOCAL ?
+	       buf->data :
 	       buf->data + sizeof(struct sdp_bsdh);
 }
 
@@ -193,18 +194,36 @@ void sdp_rx_purge(struct sdp_sock *ssk)
 		list_del_init(&buf->list);
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
+		else if (buf->kind == SDP_BUF_LOCAL)
+			sdp_local_rx_done(ssk, buf);
 	}
 	conn->zc_bounce = 0;
 	conn->zc_rx_count = 0;
 	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 }
 
-/* Post again the receive buffers every byte of which has been read. */
+/**
+ * sdp_rdma_rx_done - the RDMA transport's release of a buffer read whole
+ * @ssk: the socket, locked
+ * @buf: a receive buffer, posted again, or a bounce buffer, freed
+ */
+void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	if (buf->kind == SDP_BUF_BOUNCE) {
+		ssk->conn->zc_bounce -= buf->len;
+		sdp_bounce_free(buf);
+		sdp_zc_rx_done(ssk);
+		return;
+	}
+	sdp_rx_repost(ssk, buf);
+}
+
+/* Hand back to the transport the entries every byte of which was read. */
 static void sdp_rx_release(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
-	bool reposted = false;
+	bool released = false;
 
 	while (!list_empty(&conn->rx_queue)) {
 		buf = list_first_entry(&conn->rx_queue, struct sdp_buf, list);
@@ -214,17 +233,12 @@ static void sdp_rx_release(struct sdp_sock *ssk)
 		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
 			break;
 		list_del_init(&buf->list);
-		if (buf->kind == SDP_BUF_BOUNCE) {
-			conn->zc_bounce -= buf->len;
-			sdp_bounce_free(buf);
-			sdp_zc_rx_done(ssk);
-			continue;
-		}
-		sdp_rx_repost(ssk, buf);
-		reposted = true;
+		ssk->tp->rx_done(ssk, buf);
+		released = true;
 	}
-	if (reposted)
-		sdp_tx_flush(ssk);
+	/* credits for the peer, or room for its writers */
+	if (released)
+		ssk->tp->flush(ssk, false);
 }
 
 /* Urgent data at stream offset @ptr arrives (tcp_check_urg()), before its
@@ -247,7 +261,7 @@ static void sdp_rx_urg_mark(struct sdp_sock *ssk, u32 ptr)
 	WRITE_ONCE(ssk->urg_seq, ptr);
 }
 
-static void sdp_rx_disconn(struct sdp_sock *ssk)
+void sdp_rx_disconn(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 
@@ -270,8 +284,8 @@ static void sdp_rx_disconn(struct sdp_sock *ssk)
 		sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_IN);
 }
 
-/* A Data message with a payload. */
-static void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
+/* A Data message with a payload, or a local peer's bytes. */
+void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sock *sk = &ssk->sk;
@@ -673,21 +687,19 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		}
 
 		/* nothing to read: offer the buffer to the peer */
-		if (sdp_zc_sink_want(ssk, msg, len, flags, timeo)) {
-			n = sdp_zc_sink(ssk, msg, &timeo);
-			if (n > 0) {
-				copied += n;
-				len -= n;
-				continue;
-			}
-			if (n < 0 && n != -EOPNOTSUPP) {
-				if (!copied)
-					copied = n;
-				break;
-			}
-			if (!n)
-				continue;	/* look again: data, time, signal */
+		n = ssk->tp->sink(ssk, msg, len, flags, &timeo);
+		if (n > 0) {
+			copied += n;
+			len -= n;
+			continue;
 		}
+		if (n < 0 && n != -EOPNOTSUPP) {
+			if (!copied)
+				copied = n;
+			break;
+		}
+		if (!n)
+			continue;	/* look again: data, time, signal */
 
 		add_wait_queue(sk_sleep(sk), &wait);
 		ssk->zc_readers++;

@@ -96,12 +96,12 @@ static int sdp_setsockopt_tcp(struct sdp_sock *ssk, int optname, int val)
 	case TCP_NODELAY:
 		ssk->nodelay = !!val;
 		if (val)
-			sdp_tx_push(ssk);
+			ssk->tp->flush(ssk, true);
 		return 0;
 	case TCP_CORK:
 		ssk->cork = !!val;
 		if (!val)
-			sdp_tx_push(ssk);
+			ssk->tp->flush(ssk, true);
 		return 0;
 	case TCP_MAXSEG:
 		if (val && (val < TCP_MIN_MSS || val > MAX_TCP_WINDOW))
@@ -189,18 +189,12 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
  * send window those credits in bytes, the RTT from posting a message to
  * its completion (the peer's device acknowledged it).
  */
-static void sdp_get_info(struct sdp_sock *ssk, struct tcp_info *info)
+void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 {
 	struct sdp_conn *conn = ssk->conn;
 	const struct sdp_conn_stats *st = &conn->st;
-	struct sock *sk = &ssk->sk;
 	unsigned long now = jiffies;
 	const u32 hdr = sizeof(struct sdp_bsdh);
-
-	memset(info, 0, sizeof(*info));
-	info->tcpi_state = sk->sk_state;
-	if (!test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-		return;
 
 	info->tcpi_probes = conn->ka_probes;
 	info->tcpi_snd_mss = conn->tx_msg_max - hdr;
@@ -309,7 +303,10 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 
 	lock_sock(sk);
 	if (level == SOL_TCP && optname == TCP_INFO) {
-		sdp_get_info(ssk, &info);
+		memset(&info, 0, sizeof(info));
+		info.tcpi_state = sk->sk_state;
+		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
+			ssk->tp->info(ssk, &info);
 		release_sock(sk);
 		len = min_t(unsigned int, len, sizeof(info));
 		if (put_user(len, optlen) || copy_to_user(optval, &info, len))

@@ -151,7 +151,7 @@ static void sdp_cork_work(struct work_struct *work)
 	struct sock *sk = &ssk->sk;
 
 	if (sdp_timer_claim(ssk, SDP_F_CORK_TIMER))
-		sdp_tx_push(ssk);
+		ssk->tp->flush(ssk, true);
 	release_sock(sk);
 	sock_put(sk);	/* sdp_timer_arm()'s */
 }
@@ -177,7 +177,7 @@ static bool sdp_ka_active(const struct sdp_sock *ssk)
 /* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
  * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
  */
-static int sdp_ka_probe(struct sdp_sock *ssk)
+int sdp_rdma_probe(struct sdp_sock *ssk)
 {
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -240,11 +240,14 @@ static void sdp_ka_work(struct work_struct *work)
 		sdp_conn_abort(ssk, ETIMEDOUT, true);
 		goto out;
 	} else {
-		if (sdp_ka_probe(ssk)) {
+		int answered = ssk->tp->probe(ssk);
+
+		if (answered < 0) {
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			goto out;
 		}
-		ssk->conn->ka_probes++;
+		if (!answered)
+			ssk->conn->ka_probes++;
 		next = (ssk->keepintvl ? : TCP_KEEPALIVE_INTVL / HZ) * HZ;
 	}
 	sdp_timer_arm(ssk, SDP_F_KA_TIMER, &ssk->ka_work, next);

@@ -55,6 +55,7 @@ void sdp_write_space(struct sock *sk)
 	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
 		return;
 	if (test_bit(SDP_F_CONN, &ssk->flags) &&
+	    READ_ONCE(ssk->tp) == &sdp_rdma_transport &&
 	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->conn->tx_size / 4) &&
 	    !test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags))
 		return;
@@ -297,6 +298,12 @@ void sdp_tx_flush(struct sdp_sock *ssk)
 void sdp_tx_push(struct sdp_sock *ssk)
 {
 	__sdp_tx_flush(ssk, true);
+}
+
+/* The RDMA transport's flush. */
+void sdp_rdma_flush(struct sdp_sock *ssk, bool push)
+{
+	__sdp_tx_flush(ssk, push);
 }
 
 /**
@@ -548,45 +555,26 @@ static int sdp_sendmsg_fastopen(struct socket *sock, struct msghdr *msg)
 			   msg->msg_flags & MSG_DONTWAIT ? O_NONBLOCK : 0);
 }
 
-int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
+/**
+ * sdp_rdma_sendmsg - the RDMA transport's sendmsg(): BCopy, and ZCopy for
+ *	large sends (into the peer's SinkAvail, or by SrcAvail)
+ * @ssk: the socket, locked and connected
+ * @msg: what to send
+ * @s: sendmsg()'s state
+ *
+ * Return: 0 or a negative errno (@s->copied says what was taken).
+ */
+int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
+		     struct sdp_send *s)
 {
-	struct sock *sk = sock->sk;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int flags = msg->msg_flags;
-	struct ubuf_info *uarg = NULL;
-	bool zc_used = false, no_zc = false;
-	size_t copied = 0;
-	struct sdp_conn *conn;
+	struct sock *sk = &ssk->sk;
+	int flags = s->flags;
 	struct sdp_buf *buf;
-	long timeo;
 	int err;
 
-	if (unlikely((flags & MSG_FASTOPEN) && msg->msg_name)) {
-		err = sdp_sendmsg_fastopen(sock, msg);
-		if (err)
-			return err == -EINPROGRESS ? err :
-			       sk_stream_error(sk, flags, err);
-	}
-
-	lock_sock(sk);
-	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
-	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
-
-	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
-		err = sdp_wait_connect(sk, &timeo);
-		if (err)
-			goto out_err;
-	}
-	if ((flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
-		err = sdp_zc_uarg(ssk, size, &uarg);
-		if (err)
-			goto out_err;
-		no_zc = !uarg_to_msgzc(uarg)->zerocopy;
-	}
 	/* a blocking ZCopy send waits for its peer; without time, copy */
-	if (!uarg && !timeo)
-		no_zc = true;
-	ssk->more = !!(flags & MSG_MORE);
+	if (!s->uarg && !s->timeo)
+		s->no_zc = true;
 
 	while (msg_data_left(msg)) {
 		size_t n;
@@ -594,34 +582,34 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		err = -EPIPE;
 		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
 		    !sdp_conn_usable(ssk))
-			goto out_err;
+			goto out;
 
 		/* the peer offers its buffer: write straight into it */
-		if (!no_zc && !uarg && sdp_zc_peer_sink_usable(ssk) &&
+		if (!s->no_zc && !s->uarg && sdp_zc_peer_sink_usable(ssk) &&
 		    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
 		    sdp_zc_want(ssk, msg, flags)) {
 			ssize_t wn = sdp_zc_write(ssk, msg);
 
 			if (wn < 0) {
 				err = wn;
-				goto out_err;
+				goto out;
 			}
 			if (wn) {
-				copied += wn;
+				s->copied += wn;
 				continue;
 			}
 		}
-		if (!no_zc && sdp_zc_want(ssk, msg, flags)) {
-			ssize_t zn = sdp_sendmsg_zc(ssk, msg, uarg, &timeo,
-						    &no_zc);
+		if (!s->no_zc && sdp_zc_want(ssk, msg, flags)) {
+			ssize_t zn = sdp_sendmsg_zc(ssk, msg, s->uarg, &s->timeo,
+						    &s->no_zc);
 
 			if (zn < 0) {
 				err = zn;
-				goto out_err;
+				goto out;
 			}
 			if (zn) {
-				copied += zn;
-				zc_used = true;
+				s->copied += zn;
+				s->zc_used = true;
 				continue;
 			}
 		}
@@ -643,16 +631,16 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			if (IS_ERR(buf)) {
 				/* degraded, not failed: wait for memory */
 				sdp_tx_flush(ssk);
-				err = sdp_wait_tx_mem(sk, &timeo);
+				err = sdp_wait_tx_mem(sk, &s->timeo);
 				if (err)
-					goto out_err;
+					goto out;
 				continue;
 			}
 			if (!buf) {
 				sdp_tx_flush(ssk);
-				err = sdp_wait_tx_buf(sk, &timeo);
+				err = sdp_wait_tx_buf(sk, &s->timeo);
 				if (err)
-					goto out_err;
+					goto out;
 				continue;
 			}
 			buf->mid = SDP_MID_DATA;
@@ -664,11 +652,11 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			  sdp_tx_room(ssk, buf) - buf->len);
 		if (copy_from_iter(buf->data + buf->len, n, &msg->msg_iter) != n) {
 			err = -EFAULT;
-			goto out_err;
+			goto out;
 		}
 		buf->len += n;
 		ssk->tx_queued += n;
-		copied += n;
+		s->copied += n;
 		if ((flags & MSG_OOB) && !msg_data_left(msg)) {
 			/* the last byte of this send is urgent */
 			buf->flags = SDP_OOB_PRES;
@@ -678,30 +666,66 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			sdp_tx_flush(ssk);
 	}
 	err = 0;
-
-out_err:
+out:
 	sdp_tx_flush(ssk);
 	/* A blocking ZCopy send returns once the peer has its bytes.  If the
 	 * connection fails first, what was advertised counts as sent, as a
 	 * TCP send returns what it queued when the reset comes: the next
 	 * send reports the error.
 	 */
-	if (zc_used && !uarg)
-		sdp_zc_send_wait(ssk, &timeo);
-	if (uarg) {
-		if (!zc_used)
-			uarg_to_msgzc(uarg)->zerocopy = 0;
-		if (copied)
-			net_zcopy_put(uarg);
+	if (s->zc_used && !s->uarg)
+		sdp_zc_send_wait(ssk, &s->timeo);
+	return err;
+}
+
+int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_send s = { .flags = msg->msg_flags };
+	struct sdp_conn *conn;
+	int err;
+
+	if (unlikely((s.flags & MSG_FASTOPEN) && msg->msg_name)) {
+		err = sdp_sendmsg_fastopen(sock, msg);
+		if (err)
+			return err == -EINPROGRESS ? err :
+			       sk_stream_error(sk, s.flags, err);
+	}
+
+	lock_sock(sk);
+	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
+	s.timeo = sock_sndtimeo(sk, s.flags & MSG_DONTWAIT);
+
+	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
+		err = sdp_wait_connect(sk, &s.timeo);
+		if (err)
+			goto out;
+	}
+	if ((s.flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
+		err = sdp_zc_uarg(ssk, size, &s.uarg);
+		if (err)
+			goto out;
+		s.no_zc = !uarg_to_msgzc(s.uarg)->zerocopy;
+	}
+	ssk->more = !!(s.flags & MSG_MORE);
+	/* the connection made while we waited, if we did */
+	err = ssk->tp->sendmsg(ssk, msg, &s);
+	if (s.uarg) {
+		if (!s.zc_used)
+			uarg_to_msgzc(s.uarg)->zerocopy = 0;
+		if (s.copied)
+			net_zcopy_put(s.uarg);
 		else
-			msg_zerocopy_put_abort(uarg, true);
+			msg_zerocopy_put_abort(s.uarg, true);
 	}
+out:
 	sdp_conn_put(conn);
-	if (copied) {
+	if (s.copied) {
 		release_sock(sk);
-		return copied;
+		return s.copied;
 	}
-	err = sk_stream_error(sk, flags, err);
+	err = sk_stream_error(sk, s.flags, err);
 	release_sock(sk);
 	return err;
 }

@@ -116,6 +116,8 @@ void sdp_release_cb(struct sock *sk)
 		list_del_init(&buf->list);
 		sdp_buf_complete(ssk, buf);
 	}
+	if (ssk->conn->link)
+		sdp_local_apply(ssk);	/* what a local peer left meanwhile */
 }
 
 /* A buffer whose completions come to sdp_cq_done(). */
@@ -184,7 +186,7 @@ static void sdp_bufs_free(struct sdp_sock *ssk)
 }
 
 /* An empty connection: no QP, no buffers. */
-static struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk)
+struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 
@@ -209,9 +211,16 @@ static void sdp_conn_free(struct kref *ref)
 	struct sdp_sock *ssk = conn->ssk;
 	struct sdp_buf *buf, *tmp;
 
-	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list)
+	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
+		else if (buf->kind == SDP_BUF_LOCAL)
+			sdp_local_buf_free(ssk, buf);
+	}
+	if (conn->local_held)
+		sdp_local_buf_free(ssk, conn->local_held);
+	if (conn->link)
+		sdp_local_link_put(conn->link);
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
 	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
@@ -240,13 +249,13 @@ void sdp_conn_put(struct sdp_conn *conn)
 	kref_put(&conn->ref, sdp_conn_free);
 }
 
-/* A new connection of the socket replaces the last, which is done. */
-static int sdp_conn_replace(struct sdp_sock *ssk)
+/**
+ * sdp_conn_install - a new connection replaces the socket's last, done
+ * @ssk: the socket, locked
+ * @conn: from sdp_conn_alloc(); the socket takes its reference
+ */
+void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = sdp_conn_alloc(ssk);
-
-	if (!conn)
-		return -ENOMEM;
 	sdp_conn_put(ssk->conn);
 	ssk->conn = conn;
 	/* a new stream */
@@ -259,7 +268,6 @@ static int sdp_conn_replace(struct sdp_sock *ssk)
 	WRITE_ONCE(ssk->zc_src_count, 0);
 	WRITE_ONCE(ssk->zc_src_bytes, 0);
 	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
-	return 0;
 }
 
 static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
@@ -504,10 +512,11 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 
 	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
 		return -EBUSY;
-	err = sdp_conn_replace(ssk);	/* a fresh one, all zero */
-	if (err)
-		return err;
-	conn = ssk->conn;
+	conn = sdp_conn_alloc(ssk);	/* a fresh one, all zero */
+	if (!conn)
+		return -ENOMEM;
+	sdp_conn_install(ssk, conn);
+	WRITE_ONCE(ssk->tp, &sdp_rdma_transport);
 
 	conn->sdev = sdp_dev_get(id->device);
 	if (!conn->sdev)
@@ -665,6 +674,57 @@ void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	sdp_pd_release(ssk);
 }
 
+/* The RDMA transport's reset: an Abort, once our keys are dead (it is
+ * fenced behind their invalidation).
+ */
+static void sdp_rdma_reset(struct sdp_sock *ssk)
+{
+	sdp_zc_revoke(ssk);
+	sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
+}
+
+/**
+ * sdp_rdma_teardown - the RDMA transport's teardown
+ * @ssk: the socket, not locked, SDP_F_TEARDOWN set; returns it locked
+ *
+ * The QP goes to error and is drained (no traffic), our ZCopy keys are
+ * deregistered, and only then is the peer told: it may hold a key, and
+ * another connection of ours on the same device (same PD) to use it
+ * with.  The id cannot go away meanwhile: its owner destroys it only once
+ * SDP_F_CONN is clear, and rdma_cm only when the handler says so, after
+ * this.
+ */
+static void sdp_rdma_teardown(struct sdp_sock *ssk)
+	__acquires(&ssk->sk)
+{
+	struct sock *sk = &ssk->sk;
+	struct rdma_cm_id *id;
+
+	lock_sock(sk);
+	id = ssk->cm_id;
+	release_sock(sk);
+	ib_drain_qp(ssk->conn->qp);
+	lock_sock(sk);
+	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
+	release_sock(sk);
+	rdma_disconnect(id);
+	lock_sock(sk);
+	sdp_conn_free_verbs(ssk, id);
+}
+
+const struct sdp_transport sdp_rdma_transport = {
+	.name		= "rdma",
+	.sendmsg	= sdp_rdma_sendmsg,
+	.sink		= sdp_rdma_sink,
+	.rx_done	= sdp_rdma_rx_done,
+	.flush		= sdp_rdma_flush,
+	.reset		= sdp_rdma_reset,
+	.teardown	= sdp_rdma_teardown,
+	.writable	= sdp_writable,
+	.info		= sdp_rdma_info,
+	.probe		= sdp_rdma_probe,
+};
+
 /* At socket creation: the socket's first, empty, connection. */
 int sdp_conn_init(struct sdp_sock *ssk)
 {
@@ -673,6 +733,7 @@ int sdp_conn_init(struct sdp_sock *ssk)
 	sdp_mem_init(ssk);
 	sdp_zc_init(ssk);
 	INIT_LIST_HEAD(&ssk->backlog);
+	ssk->tp = &sdp_rdma_transport;
 	ssk->conn = sdp_conn_alloc(ssk);
 	return ssk->conn ? 0 : -ENOMEM;
 }

@@ -57,6 +57,15 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	       !(conn->zc && conn->zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
+/* The RDMA transport's sink: a SinkAvail, if ZCopy would take it. */
+int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		  int flags, long *timeo)
+{
+	if (!sdp_zc_sink_want(ssk, msg, len, flags, *timeo))
+		return -EOPNOTSUPP;
+	return sdp_zc_sink(ssk, msg, timeo);
+}
+
 /* An offer of ours waits for a control buffer (sdp_tx.c), and may still
  * go: its mseq_ack will cover every message received by then, so the
  * source would write behind their bytes.  Once data has come in, the

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the local transport, connections to a peer on this host.
+ *
+ * rdma_cm cannot reach a loopback address, and a connection through an
+ * RDMA device's own loopback costs a trip through the device.  A
+ * connection whose peer address is local to the socket's network
+ * namespace (127.0.0.0/8, ::1, any address of a local interface, or the
+ * unspecified address, which means this host as on TCP) joins the two
+ * sockets in the module instead: no QP, no RDMA device needed.
+ *
+ * Objects
+ *  - the local listener table: every SDP listener (sdp_local=1), by port;
+ *    a connect() looks up the listener of its destination there, an exact
+ *    address before a wildcard, as TCP does.
+ *  - struct sdp_local_link: one per local connection, joining two
+ *    connections (struct sdp_conn, ->link and ->side).  Each end has an
+ *    inbox: what the other end sent and this one has not taken yet
+ *    (sdp_local_data.c), and its FIN and RST.  Refcounted by the two
+ *    connections; an end's socket pointer is cleared by its teardown.
+ *
+ * Connection setup is synchronous: connect() finds the listener, creates
+ * the child established, and queues it for accept().  While the accept
+ * queue is full, the request waits on the listener's pending_reqs as an
+ * RDMA one does (the client stays in SYN_SENT), and accept_work answers it.
+ *
+ * Ports: rdma_cm's port space stays the one space of SDP ports.  A socket
+ * bound to an address no RDMA device has (127.0.0.1, a plain Ethernet
+ * address) holds its port in rdma_cm as a wildcard bind and keeps the
+ * address itself (SDP_F_LOCAL_BIND); listening there is local only.
+ *
+ * Locks: the table under sdp_local_lock (a leaf).  A link's lock is a
+ * leaf too, taken under a socket lock or none.  The socket locks of the
+ * two ends are never held together: a sender puts its bytes in the peer's
+ * inbox and then takes the peer's socket spinlock (sdp_local_kick()), and
+ * nothing done while applying an inbox sends to the other end: a reset
+ * goes from the teardown work.  connect() takes the listener's lock with
+ * the client's held, never the other way round.
+ */
+#include <linux/hashtable.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/route.h>
+#include <net/tcp_states.h>
+
+#include "sdp.h"
+#include "sdp_local.h"
+
+static DEFINE_SPINLOCK(sdp_local_lock);
+static DEFINE_HASHTABLE(sdp_local_table, 8);
+
+static __be16 sdp_addr_port(const struct sockaddr_storage *a)
+{
+	return ((const struct sockaddr_in *)a)->sin_port;
+}
+
+/**
+ * sdp_local_dest - is @a an address of this host?
+ * @net: the socket's namespace
+ * @a: a connect() destination; the unspecified address becomes loopback
+ */
+bool sdp_local_dest(struct net *net, struct sockaddr_storage *a)
+{
+	if (!READ_ONCE(sdp_local))
+		return false;
+	if (a->ss_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)a;
+
+		if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
+			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return inet_addr_type(net, sin->sin_addr.s_addr) == RTN_LOCAL;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)a;
+
+		if (ipv6_addr_any(&sin6->sin6_addr))
+			sin6->sin6_addr = in6addr_loopback;
+		return ipv6_addr_loopback(&sin6->sin6_addr) ||
+		       ipv6_chk_addr(net, &sin6->sin6_addr, NULL, 0);
+	}
+#else
+	return false;
+#endif
+}
+
+/* How well listener @ls matches destination @dst: 2 its address, 1 a
+ * wildcard that covers it, 0 not at all.
+ */
+static int sdp_local_match(struct sdp_sock *ls, struct net *net,
+			   const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_storage *la = &ls->local;
+
+	if (!net_eq(sock_net(&ls->sk), net) ||
+	    sdp_addr_port(la) != sdp_addr_port(dst))
+		return 0;
+	if (la->ss_family == AF_INET) {
+		__be32 l = ((const struct sockaddr_in *)la)->sin_addr.s_addr;
+
+		if (dst->ss_family != AF_INET)
+			return 0;
+		if (l == htonl(INADDR_ANY))
+			return 1;
+		return l == ((const struct sockaddr_in *)dst)->sin_addr.s_addr ?
+		       2 : 0;
+	}
+	{
+		const struct in6_addr *l =
+			&((const struct sockaddr_in6 *)la)->sin6_addr;
+
+		if (ipv6_addr_any(l))
+			return dst->ss_family == AF_INET6 || !ls->v6only;
+		if (dst->ss_family != AF_INET6)
+			return 0;
+		return ipv6_addr_equal(l, &((const struct sockaddr_in6 *)dst)->sin6_addr) ?
+		       2 : 0;
+	}
+}
+
+/* The listener @dst reaches, held; or NULL. */
+static struct sock *sdp_local_lookup(struct net *net,
+				     const struct sockaddr_storage *dst)
+{
+	struct sdp_sock *ls, *best = NULL;
+	int m, best_m = 0;
+
+	spin_lock(&sdp_local_lock);
+	hash_for_each_possible(sdp_local_table, ls, local_node,
+			       (__force u16)sdp_addr_port(dst)) {
+		m = sdp_local_match(ls, net, dst);
+		if (m > best_m) {
+			best = ls;
+			best_m = m;
+		}
+	}
+	if (best)
+		sock_hold(&best->sk);
+	spin_unlock(&sdp_local_lock);
+	return best ? &best->sk : NULL;
+}
+
+/**
+ * sdp_local_listen - a listener takes local connections too
+ * @ssk: the socket, locked, just made a listener
+ */
+void sdp_local_listen(struct sdp_sock *ssk)
+{
+	if (!READ_ONCE(sdp_local) || test_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
+		return;
+	spin_lock(&sdp_local_lock);
+	hash_add(sdp_local_table, &ssk->local_node,
+		 (__force u16)sdp_addr_port(&ssk->local));
+	spin_unlock(&sdp_local_lock);
+	__set_bit(SDP_F_LOCAL_LISTEN, &ssk->flags);
+}
+
+/* The socket, locked, stops listening. */
+void sdp_local_unlisten(struct sdp_sock *ssk)
+{
+	if (!__test_and_clear_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
+		return;
+	spin_lock(&sdp_local_lock);
+	hash_del(&ssk->local_node);
+	spin_unlock(&sdp_local_lock);
+}
+
+/* The source address of a local connection to @dst, as the route through
+ * lo would choose it: 127.0.0.1 for 127.0.0.0/8, else @dst itself.
+ */
+static void sdp_local_src(struct sdp_sock *ssk,
+			  const struct sockaddr_storage *dst)
+{
+	struct sockaddr_storage *src = &ssk->local;
+	__be16 port = sdp_addr_port(src);
+
+	if (src->ss_family == dst->ss_family) {
+		if (src->ss_family == AF_INET &&
+		    ((struct sockaddr_in *)src)->sin_addr.s_addr)
+			return;
+		if (src->ss_family == AF_INET6 &&
+		    !ipv6_addr_any(&((struct sockaddr_in6 *)src)->sin6_addr))
+			return;
+	}
+	memcpy(src, dst, sizeof(*src));
+	if (dst->ss_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)src;
+
+		if (ipv4_is_loopback(sin->sin_addr.s_addr))
+			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else {
+		((struct sockaddr_in6 *)src)->sin6_flowinfo = 0;
+	}
+	((struct sockaddr_in *)src)->sin_port = port;
+}
+
+/* An unbound socket takes an ephemeral port from rdma_cm, as TCP's
+ * connect() binds one.
+ */
+static int sdp_local_autobind(struct sdp_sock *ssk,
+			      const struct sockaddr_storage *dst)
+{
+	struct sockaddr_storage any = { .ss_family = dst->ss_family };
+	int err;
+
+	if (test_bit(SDP_F_BOUND, &ssk->flags))
+		return 0;
+	err = rdma_bind_addr(ssk->cm_id, (struct sockaddr *)&any);
+	if (err)
+		return err == -EADDRNOTAVAIL ? -EAGAIN : err;
+	memcpy(&ssk->local, &ssk->cm_id->route.addr.src_addr,
+	       sizeof(ssk->local));
+	return 0;
+}
+
+/**
+ * sdp_local_connect - connect to a listener on this host
+ * @ssk: the socket, locked, in TCP_CLOSE with a fresh id
+ * @dst: the destination, local (sdp_local_dest())
+ *
+ * Leaves the socket established, waiting in SYN_SENT for room in the
+ * listener's accept queue, or closed with sk_err ECONNREFUSED.
+ *
+ * Return: 0, or a negative errno with the socket unchanged.
+ */
+int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
+{
+	struct sock *sk = &ssk->sk;
+	struct sock *ls;
+	int err;
+
+	err = sdp_local_autobind(ssk, dst);
+	if (err)
+		return err;
+	sdp_local_src(ssk, dst);
+	memcpy(&ssk->peer, dst, sizeof(ssk->peer));
+
+	ls = sdp_local_lookup(sock_net(sk), dst);
+	err = ls ? sdp_local_answer(ls, ssk) : -ECONNREFUSED;
+	if (ls)
+		sock_put(ls);
+	if (err == -ECONNREFUSED) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+		__set_bit(SDP_F_RESET, &ssk->flags);
+		sk->sk_state = TCP_CLOSE;
+		WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+		WRITE_ONCE(sk->sk_err, ECONNREFUSED);
+		sk_error_report(sk);
+		return 0;
+	}
+	return err;
+}
+
+void sdp_local_link_put(struct sdp_local_link *link)
+{
+	if (refcount_dec_and_test(&link->ref))
+		kfree(link);
+}
+
+/* One end of a new link, established; the socket locked. */
+static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
+			     struct sdp_local_link *link, u8 side)
+{
+	struct sock *sk = &ssk->sk;
+
+	conn->link = link;
+	conn->side = side;
+	conn->st.last_recv = jiffies;
+	link->end[side].ssk = ssk;
+	sdp_conn_install(ssk, conn);
+	WRITE_ONCE(ssk->tp, &sdp_local_transport);
+	WRITE_ONCE(ssk->tx_local_limit, sk->sk_rcvbuf);	/* till the first send */
+	__set_bit(SDP_F_CONN, &ssk->flags);
+	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
+	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
+	sock_hold(sk);	/* the connection's; put in sdp_conn_teardown() */
+	sk->sk_state = TCP_ESTABLISHED;
+	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
+}
+
+/**
+ * sdp_local_pair - join a client and a new child of its listener
+ * @client: the connecting socket, locked
+ * @child: the child, not locked, not yet queued for accept()
+ *
+ * Return: 0, or -ENOMEM with neither socket changed.
+ */
+int sdp_local_pair(struct sdp_sock *client, struct sock *child)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sdp_conn *cc, *sc;
+	struct sdp_local_link *link;
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL_ACCOUNT);
+	cc = sdp_conn_alloc(client);
+	sc = sdp_conn_alloc(cssk);
+	if (!link || !cc || !sc) {
+		kfree(link);
+		if (cc)
+			sdp_conn_put(cc);
+		if (sc)
+			sdp_conn_put(sc);
+		return -ENOMEM;
+	}
+	refcount_set(&link->ref, 2);	/* one per connection */
+	spin_lock_init(&link->lock);
+	INIT_LIST_HEAD(&link->end[0].inbox);
+	INIT_LIST_HEAD(&link->end[1].inbox);
+
+	lock_sock(child);
+	memcpy(&cssk->local, &client->peer, sizeof(cssk->local));
+	memcpy(&cssk->peer, &client->local, sizeof(cssk->peer));
+	sdp_local_end_up(cssk, sc, link, 1);
+	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
+	SDP_INC_STATS(sock_net(child), SDP_MIB_LOCAL_PASSIVE_OPENS);
+	release_sock(child);
+
+	sdp_local_end_up(client, cc, link, 0);
+	SDP_INC_STATS(sock_net(&client->sk), SDP_MIB_ACTIVE_OPENS);
+	SDP_INC_STATS(sock_net(&client->sk), SDP_MIB_LOCAL_ACTIVE_OPENS);
+	client->sk.sk_state_change(&client->sk);
+	return 0;
+}
+
+/**
+ * sdp_local_peer_get - the socket at the other end, held
+ * @ssk: the socket, locked, with a local connection
+ *
+ * Return: the peer, to sock_put(); NULL once its end is torn down.
+ */
+struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk)
+{
+	struct sdp_local_link *link = ssk->conn->link;
+	struct sdp_sock *peer;
+
+	spin_lock(&link->lock);
+	peer = link->end[!ssk->conn->side].ssk;
+	if (peer)
+		sock_hold(&peer->sk);
+	spin_unlock(&link->lock);
+	return peer;
+}
+
+/**
+ * sdp_local_kick - make a socket take what its inbox holds
+ * @ssk: the socket, held, not locked by the caller
+ *
+ * At once if no process owns it, else when its owner releases it
+ * (sdp_release_cb()).
+ */
+void sdp_local_kick(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		sdp_local_apply(ssk);
+	bh_unlock_sock(sk);
+	local_bh_enable();
+}
+
+/* No message: the reset goes out from the teardown, never from under a
+ * socket lock (see the locking above).
+ */
+static void sdp_local_reset(struct sdp_sock *ssk)
+{
+}
+
+/**
+ * sdp_local_teardown - the local transport's teardown
+ * @ssk: the socket, not locked, SDP_F_TEARDOWN set; returns it locked
+ *
+ * The end leaves the link; what its inbox holds is dropped.  If the
+ * connection did not end by a FIN from us, the peer is reset.
+ */
+static void sdp_local_teardown(struct sdp_sock *ssk)
+	__acquires(&ssk->sk)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_conn *conn;
+	struct sdp_local_link *link;
+	struct sdp_local_end *me, *other;
+	struct sdp_sock *peer = NULL;
+	struct sdp_buf *buf, *tmp;
+	LIST_HEAD(drop);
+	bool rst;
+
+	lock_sock(sk);
+	conn = ssk->conn;
+	link = conn->link;
+	if (conn->local_held) {
+		sdp_local_buf_free(ssk, conn->local_held);
+		conn->local_held = NULL;
+		WRITE_ONCE(ssk->tx_queued, 0);
+	}
+	rst = test_bit(SDP_F_RESET, &ssk->flags) ||
+	      !test_bit(SDP_F_DISCONN_SENT, &ssk->flags);
+
+	spin_lock(&link->lock);
+	me = &link->end[conn->side];
+	other = &link->end[!conn->side];
+	me->ssk = NULL;
+	list_splice_init(&me->inbox, &drop);
+	if (rst && other->ssk) {
+		peer = other->ssk;
+		other->rst = true;
+		sock_hold(&peer->sk);
+	}
+	spin_unlock(&link->lock);
+
+	list_for_each_entry_safe(buf, tmp, &drop, list)
+		sdp_local_buf_free(ssk, buf);
+	release_sock(sk);
+	if (peer) {
+		sdp_local_kick(peer);
+		sock_put(&peer->sk);
+	}
+	lock_sock(sk);
+}
+
+/* TCP_INFO: what a local connection can say. */
+static void sdp_local_info(struct sdp_sock *ssk, struct tcp_info *info)
+{
+	const struct sdp_conn_stats *st = &ssk->conn->st;
+
+	info->tcpi_snd_mss = SDP_LOCAL_CHUNK;
+	info->tcpi_rcv_mss = SDP_LOCAL_CHUNK;
+	info->tcpi_advmss = SDP_LOCAL_CHUNK;
+	info->tcpi_pmtu = SDP_LOCAL_CHUNK;
+	info->tcpi_snd_cwnd = 1;
+	info->tcpi_rcv_space = ssk->sk.sk_rcvbuf;
+	info->tcpi_bytes_acked = st->bytes_acked;
+	info->tcpi_bytes_received = st->bytes_received;
+	info->tcpi_bytes_sent = st->bytes_sent;
+	info->tcpi_segs_out = st->segs_out;
+	info->tcpi_segs_in = st->segs_in;
+	info->tcpi_data_segs_out = st->data_segs_out;
+	info->tcpi_data_segs_in = st->data_segs_in;
+	info->tcpi_last_data_sent = jiffies_to_msecs(jiffies - st->last_data_sent);
+	info->tcpi_last_data_recv = jiffies_to_msecs(jiffies - st->last_data_recv);
+	info->tcpi_last_ack_recv = jiffies_to_msecs(jiffies - st->last_recv);
+}
+
+/* A keepalive probe: the peer is in this kernel, answered at once. */
+static int sdp_local_probe(struct sdp_sock *ssk)
+{
+	ssk->conn->st.last_recv = jiffies;
+	return 1;
+}
+
+const struct sdp_transport sdp_local_transport = {
+	.name		= "local",
+	.sendmsg	= sdp_local_sendmsg,
+	.sink		= sdp_local_sink,
+	.rx_done	= sdp_local_rx_done,
+	.flush		= sdp_local_flush,
+	.reset		= sdp_local_reset,
+	.teardown	= sdp_local_teardown,
+	.writable	= sdp_local_writable,
+	.info		= sdp_local_info,
+	.probe		= sdp_local_probe,
+};

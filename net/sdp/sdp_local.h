@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_sdp: the local transport's link between two sockets (sdp_local.c,
+ * sdp_local_data.c).
+ */
+#ifndef _SDP_LOCAL_H
+#define _SDP_LOCAL_H
+
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+
+/* A reader's buffer, offered for the peer to fill straight. */
+struct sdp_local_sink {
+	struct page	**pages;	/* pinned, FOLL_WRITE */
+	unsigned int	npages;
+	unsigned int	offset;		/* into the first page */
+	size_t		len;		/* bytes offered */
+	size_t		filled;		/* bytes the sender placed */
+	bool		busy;		/* a sender is copying into it */
+};
+
+/* One end of a link: what the other end sent it, not yet applied. */
+struct sdp_local_end {
+	struct sdp_sock		*ssk;	/* NULL once its teardown ran */
+	struct list_head	inbox;	/* struct sdp_buf, SDP_BUF_LOCAL */
+	bool			fin;	/* the other end's FIN, after inbox */
+	bool			rst;	/* the other end reset */
+	struct sdp_local_sink	*sink;	/* this end's reader's buffer */
+};
+
+/**
+ * struct sdp_local_link - two sockets of this host joined
+ * @ref: one per connection (struct sdp_conn's ->link)
+ * @lock: the ends' fields; a leaf lock
+ * @end: by ->side: 0 the connecting socket, 1 the accepted one
+ */
+struct sdp_local_link {
+	refcount_t		ref;
+	spinlock_t		lock;
+	struct sdp_local_end	end[2];
+};
+
+#endif /* _SDP_LOCAL_H */

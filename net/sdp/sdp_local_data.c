@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the local transport's data path.
+ *
+ * A sender copies its bytes into a message (struct sdp_buf, kind
+ * SDP_BUF_LOCAL, at most SDP_LOCAL_CHUNK bytes), charged to the receiving
+ * socket's memory cgroup and counted in BufferBytes, and puts it in the
+ * peer's inbox (struct sdp_local_end); then it kicks the peer, which
+ * applies its inbox (sdp_local_apply()) at once or, if its owner holds
+ * the socket, when the owner releases it.  Applied, the messages join the
+ * receive queue as RDMA's Data messages do, so that recvmsg(), MSG_PEEK,
+ * urgent data and SIOCINQ are the same code; a FIN is the peer's DisConn,
+ * a RST its Abort.
+ *
+ * The window: the bytes a sender has put in the peer's inbox or receive
+ * queue and the peer has not read (the sender's tx_inflight_bytes, changed
+ * under the link lock by both) stay below the peer's SO_RCVBUF; the
+ * reader wakes the sender as it reads.  TCP_CORK and MSG_MORE hold the
+ * last message back (->local_held, counted in tx_queued) until it is
+ * full, uncorked, or the cork timer fires.
+ *
+ * Single copy: a reader that waits with a large buffer and nothing to
+ * read offers its pages (struct sdp_local_sink); a sender copies straight
+ * into them, and the reader counts them read (LocalSinkBytes).
+ *
+ * Locks: see sdp_local.c.  sdp_local_apply() runs under the socket lock
+ * (owned, or its spinlock with no owner) and never sends.
+ */
+#include <linux/highmem.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/signal.h>
+#include <linux/uio.h>
+#include <net/tcp.h>
+
+#include "sdp.h"
+#include "sdp_local.h"
+
+static struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
+					   struct sdp_sock *peer, u32 size)
+{
+	struct mem_cgroup *old = set_active_memcg(peer->memcg);
+	struct sdp_buf *buf;
+
+	buf = kmalloc(sizeof(*buf) + size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(old);
+	if (!buf)
+		return NULL;
+	memset(buf, 0, sizeof(*buf));
+	INIT_LIST_HEAD(&buf->list);
+	buf->kind = SDP_BUF_LOCAL;
+	buf->mid = SDP_MID_DATA;
+	buf->data = buf + 1;
+	buf->size = size;
+	sdp_buf_account(ssk, sizeof(*buf) + size);
+	return buf;
+}
+
+void sdp_local_buf_free(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	sdp_buf_account(ssk, -(long)(sizeof(*buf) + buf->size));
+	kfree(buf);
+}
+
+/**
+ * sdp_local_apply - take what the peer put in our inbox
+ * @ssk: the socket, locked (owned, or its spinlock with no owner)
+ */
+void sdp_local_apply(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_local_link *link = conn->link;
+	struct sock *sk = &ssk->sk;
+	struct sdp_local_end *me;
+	struct sdp_buf *buf, *tmp;
+	LIST_HEAD(items);
+	bool fin, rst;
+
+	if (!link)
+		return;
+	spin_lock(&link->lock);
+	me = &link->end[conn->side];
+	if (me->ssk != ssk) {		/* torn down: dropped there */
+		spin_unlock(&link->lock);
+		return;
+	}
+	list_splice_init(&me->inbox, &items);
+	fin = me->fin;
+	rst = me->rst;
+	me->fin = false;
+	me->rst = false;
+	spin_unlock(&link->lock);
+
+	conn->local_applying = true;
+	list_for_each_entry_safe(buf, tmp, &items, list) {
+		list_del_init(&buf->list);
+		if (test_bit(SDP_F_RESET, &ssk->flags)) {
+			sdp_local_rx_done(ssk, buf);
+			continue;
+		}
+		conn->st.segs_in++;
+		conn->st.last_recv = jiffies;
+		conn->ka_probes = 0;
+		SDP_ADD_STATS(sock_net(sk), SDP_MIB_LOCAL_RX_BYTES, buf->len);
+		sdp_rx_data(ssk, buf, buf->flags);
+		if (list_empty(&buf->list))	/* not queued: reset */
+			sdp_local_rx_done(ssk, buf);
+	}
+	if (fin && !test_bit(SDP_F_RESET, &ssk->flags)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_DISCONN);
+		sdp_rx_disconn(ssk);
+	}
+	if (rst && !test_bit(SDP_F_RESET, &ssk->flags)) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_ABORT);
+		/* as tcp_reset(): after the peer's FIN, a write fails */
+		sdp_conn_abort(ssk, sk->sk_state == TCP_CLOSE_WAIT ?
+			       EPIPE : ECONNRESET, false);
+	}
+	conn->local_applying = false;
+}
+
+/* Wake a sender waiting for window; it may be woken for nothing. */
+static void sdp_local_wake_writer(struct sdp_sock *ssk)
+{
+	struct sock *sk = &ssk->sk;
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
+		sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
+	rcu_read_unlock();
+}
+
+/* The peer's bytes in @n are read (or dropped): its window opens. */
+static void sdp_local_window(struct sdp_sock *ssk, u32 n)
+{
+	struct sdp_local_link *link = ssk->conn->link;
+	struct sdp_sock *sender;
+
+	if (!link)
+		return;
+	spin_lock(&link->lock);
+	sender = link->end[!ssk->conn->side].ssk;
+	if (sender) {
+		u32 left = READ_ONCE(sender->tx_inflight_bytes) - n;
+
+		WRITE_ONCE(sender->tx_inflight_bytes, left);
+		if (left <= READ_ONCE(sender->tx_local_limit) / 2)
+			sdp_local_wake_writer(sender);
+	}
+	spin_unlock(&link->lock);
+}
+
+/**
+ * sdp_local_rx_done - a local message read whole (or dropped)
+ * @ssk: the socket, locked
+ * @buf: the message, off every list
+ */
+void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	sdp_local_window(ssk, buf->len);
+	sdp_local_buf_free(ssk, buf);
+}
+
+/* Put @buf in the peer's inbox and kick it; @fin: a FIN instead. */
+static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
+			     bool fin)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_local_link *link = conn->link;
+	struct sdp_local_end *other;
+	struct sdp_sock *peer;
+
+	spin_lock(&link->lock);
+	other = &link->end[!conn->side];
+	peer = other->ssk;
+	if (!peer) {
+		spin_unlock(&link->lock);
+		if (buf)
+			sdp_local_buf_free(ssk, buf);
+		return -EPIPE;
+	}
+	if (buf) {
+		list_add_tail(&buf->list, &other->inbox);
+		WRITE_ONCE(ssk->tx_inflight_bytes,
+			   ssk->tx_inflight_bytes + buf->len);
+	}
+	if (fin)
+		other->fin = true;
+	sock_hold(&peer->sk);
+	spin_unlock(&link->lock);
+
+	if (buf) {
+		struct net *net = sock_net(&ssk->sk);
+
+		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
+		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, buf->len);
+		SDP_ADD_STATS(net, SDP_MIB_LOCAL_TX_BYTES, buf->len);
+		conn->st.bytes_sent += buf->len;
+		conn->st.bytes_acked += buf->len;
+		conn->st.segs_out++;
+		conn->st.data_segs_out++;
+		conn->st.last_data_sent = jiffies;
+	}
+	sdp_local_kick(peer);
+	sock_put(&peer->sk);
+	return 0;
+}
+
+/* Send the held message, if any. */
+static int sdp_local_push_held(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf = ssk->conn->local_held;
+
+	if (!buf)
+		return 0;
+	ssk->conn->local_held = NULL;
+	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued - buf->len);
+	return sdp_local_deliver(ssk, buf, false);
+}
+
+/**
+ * sdp_local_flush - the local transport's flush
+ * @ssk: the socket, locked
+ * @push: what TCP_CORK or MSG_MORE held goes too
+ *
+ * Then a pending FIN, which reaches the peer at once.  Nothing goes while
+ * the socket applies its inbox: see sdp_local.c.
+ */
+void sdp_local_flush(struct sdp_sock *ssk, bool push)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!sdp_conn_usable(ssk) || conn->local_applying)
+		return;
+	if (conn->local_held &&
+	    (push || (!ssk->cork && !ssk->more) ||
+	     test_bit(SDP_F_DISCONN_PEND, &ssk->flags)))
+		sdp_local_push_held(ssk);
+	if (!test_bit(SDP_F_DISCONN_PEND, &ssk->flags) ||
+	    test_bit(SDP_F_DISCONN_SENT, &ssk->flags))
+		return;
+	__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
+	__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_DISCONN);
+	sdp_local_deliver(ssk, NULL, true);
+	sdp_disconn_done(ssk);
+}
+
+/* Bytes the window still takes: the peer's SO_RCVBUF less what it has
+ * not read and what we hold.
+ */
+static long sdp_local_room(const struct sdp_sock *ssk)
+{
+	return (long)READ_ONCE(ssk->tx_local_limit) -
+	       (long)READ_ONCE(ssk->tx_inflight_bytes) -
+	       (long)READ_ONCE(ssk->tx_queued);
+}
+
+bool sdp_local_writable(const struct sdp_sock *ssk)
+{
+	u32 lowat = READ_ONCE(ssk->notsent_lowat);
+
+	if (!test_bit(SDP_F_CONN, &ssk->flags))
+		return true;
+	if (lowat && READ_ONCE(ssk->tx_queued) >= lowat)
+		return false;
+	return sdp_local_room(ssk) > 0;
+}
+
+/* Wait for window; 0 to try again, or a negative errno. */
+static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo, sdp_local_room(ssk) > 0 || sk->sk_err ||
+		      (sk->sk_shutdown & SEND_SHUTDOWN) ||
+		      !sdp_conn_usable(ssk), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (sdp_local_room(ssk) > 0)
+		return 0;
+	if (!*timeo)
+		return -EAGAIN;
+	return signal_pending(current) ? sock_intr_errno(*timeo) : 0;
+}
+
+/* A message for up to @n bytes, or the held one if it has room. */
+static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
+					 long room)
+{
+	struct sdp_buf *buf = ssk->conn->local_held;
+	bool hold = ssk->cork || ssk->more;
+	struct sdp_sock *peer;
+	u32 size;
+
+	if (buf && !buf->flags && buf->len < buf->size) {
+		*n = min_t(size_t, *n, buf->size - buf->len);
+		return buf;
+	}
+	if (buf && sdp_local_push_held(ssk))
+		return ERR_PTR(-EPIPE);
+	peer = sdp_local_peer_get(ssk);
+	if (!peer)
+		return ERR_PTR(-EPIPE);
+	WRITE_ONCE(ssk->tx_local_limit, max_t(int, READ_ONCE(peer->sk.sk_rcvbuf),
+						SOCK_MIN_RCVBUF));
+	*n = min_t(size_t, *n, room);
+	size = hold ? min_t(long, SDP_LOCAL_CHUNK, room) : *n;
+	buf = sdp_local_buf_alloc(ssk, peer, size);
+	sock_put(&peer->sk);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	ssk->conn->local_held = buf;
+	return buf;
+}
+
+/**
+ * sdp_local_sendmsg - the local transport's sendmsg
+ * @ssk: the socket, locked and connected
+ * @msg: what to send
+ * @s: sendmsg()'s state
+ *
+ * Return: 0 or a negative errno (@s->copied says what was taken).
+ */
+int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
+		      struct sdp_send *s)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_buf *buf;
+	size_t n, c;
+	long room;
+	int err;
+
+	while (msg_data_left(msg)) {
+		err = -EPIPE;
+		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+		    !sdp_conn_usable(ssk))
+			return err;
+		room = sdp_local_room(ssk);
+		if (room <= 0) {
+			err = sdp_local_wait_room(ssk, &s->timeo);
+			if (err)
+				return err;
+			continue;
+		}
+		n = min_t(size_t, msg_data_left(msg), SDP_LOCAL_CHUNK);
+		buf = sdp_local_buf_for(ssk, &n, room);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		c = copy_from_iter(buf->data + buf->len, n, &msg->msg_iter);
+		buf->len += c;
+		WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + c);
+		s->copied += c;
+		if (c != n)
+			return -EFAULT;
+		if ((s->flags & MSG_OOB) && !msg_data_left(msg)) {
+			/* the last byte of this send is urgent */
+			buf->flags = SDP_OOB_PRES;
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_URGENT);
+		}
+		if (buf->len < buf->size && !buf->flags &&
+		    (ssk->cork || ssk->more)) {
+			sdp_cork_timer_arm(ssk);
+			continue;
+		}
+		err = sdp_local_push_held(ssk);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Single copy: not offered yet. */
+int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
+		   int flags, long *timeo)
+{
+	return -EOPNOTSUPP;
+}
