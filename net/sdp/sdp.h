@@ -402,7 +402,12 @@ struct sdp_sock {
 	u32			tx_nfree;	/* READ_ONCE in poll */
 	u32			tx_queued;	/* payload bytes in tx_queue */
 	u32			tx_inflight_bytes;
-	u32			tx_local_limit;	/* local: the peer's window */
+	/* local transport (sdp_local_data.c), under the link's lock */
+	u32			tx_local_limit;	/* window: the peer's receive
+						 * buffer and our send buffer
+						 */
+	u32			tx_local_rcv;	/* of it, the peer's receive buffer */
+	u32			tx_local_unread; /* what the peer holds of ours */
 
 	/* ZCopy, the socket's side (struct sdp_conn has the rest) */
 	u32			zc_src_count;	/* SrcAvails advertised, not done */

@@ -269,7 +269,10 @@ static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 	link->end[side].ssk = ssk;
 	sdp_conn_install(ssk, conn);
 	WRITE_ONCE(ssk->tp, &sdp_local_transport);
-	WRITE_ONCE(ssk->tx_local_limit, sk->sk_rcvbuf);	/* till the first send */
+	/* till the first send: sdp_local_limits() */
+	ssk->tx_local_rcv = sk->sk_rcvbuf;
+	WRITE_ONCE(ssk->tx_local_limit, sk->sk_rcvbuf + sk->sk_sndbuf);
+	ssk->tx_local_unread = 0;
 	__set_bit(SDP_F_CONN, &ssk->flags);
 	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
 	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
@@ -306,6 +309,7 @@ int sdp_local_pair(struct sdp_sock *client, struct sock *child)
 	spin_lock_init(&link->lock);
 	INIT_LIST_HEAD(&link->end[0].inbox);
 	INIT_LIST_HEAD(&link->end[1].inbox);
+	INIT_WORK(&link->ack_work, sdp_local_ack_work);
 
 	lock_sock(child);
 	memcpy(&cssk->local, &client->peer, sizeof(cssk->local));
@@ -429,6 +433,8 @@ static void sdp_local_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_advmss = SDP_LOCAL_CHUNK;
 	info->tcpi_pmtu = SDP_LOCAL_CHUNK;
 	info->tcpi_snd_cwnd = 1;
+	info->tcpi_rtt = 1;	/* delivered as sent: less than a microsecond */
+	info->tcpi_min_rtt = 1;
 	info->tcpi_rcv_space = ssk->sk.sk_rcvbuf;
 	info->tcpi_bytes_acked = st->bytes_acked;
 	info->tcpi_bytes_received = st->bytes_received;

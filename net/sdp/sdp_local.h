@@ -25,6 +25,10 @@ struct sdp_local_end {
 	struct list_head	inbox;	/* struct sdp_buf, SDP_BUF_LOCAL */
 	bool			fin;	/* the other end's FIN, after inbox */
 	bool			rst;	/* the other end reset */
+	bool			fin_wait; /* its FIN sent, bytes of its beyond
+					   * our receive buffer: not acked
+					   */
+	bool			fin_acked; /* that FIN acked, to apply */
 	struct sdp_local_sink	*sink;	/* this end's reader's buffer */
 };
 
@@ -33,11 +37,20 @@ struct sdp_local_end {
  * @ref: one per connection (struct sdp_conn's ->link)
  * @lock: the ends' fields; a leaf lock
  * @end: by ->side: 0 the connecting socket, 1 the accepted one
+ * @ack_work: tells a FIN's sender the FIN is acked (see sdp_local_data.c)
  */
 struct sdp_local_link {
 	refcount_t		ref;
 	spinlock_t		lock;
 	struct sdp_local_end	end[2];
+	struct work_struct	ack_work;	/* kicks a FIN's sender */
 };
+
+/* What a message costs the window beyond its bytes, as an skb's truesize
+ * does TCP's: the memory it holds.
+ */
+#define SDP_LOCAL_MSG_COST	sizeof(struct sdp_buf)
+
+void sdp_local_ack_work(struct work_struct *work);
 
 #endif /* _SDP_LOCAL_H */

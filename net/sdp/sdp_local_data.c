@@ -73,7 +73,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	struct sdp_local_end *me;
 	struct sdp_buf *buf, *tmp;
 	LIST_HEAD(items);
-	bool fin, rst;
+	bool fin, rst, acked;
 
 	if (!link)
 		return;
@@ -86,8 +86,10 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	list_splice_init(&me->inbox, &items);
 	fin = me->fin;
 	rst = me->rst;
+	acked = me->fin_acked;
 	me->fin = false;
 	me->rst = false;
+	me->fin_acked = false;
 	spin_unlock(&link->lock);
 
 	conn->local_applying = true;
@@ -105,6 +107,9 @@ void sdp_local_apply(struct sdp_sock *ssk)
 		if (list_empty(&buf->list))	/* not queued: reset */
 			sdp_local_rx_done(ssk, buf);
 	}
+	if (acked && test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
+	    !test_bit(SDP_F_DISCONN_DONE, &ssk->flags))
+		sdp_disconn_done(ssk);
 	if (fin && !test_bit(SDP_F_RESET, &ssk->flags)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_DISCONN);
 		sdp_rx_disconn(ssk);
@@ -134,22 +139,73 @@ static void sdp_local_wake_writer(struct sdp_sock *ssk)
 	rcu_read_unlock();
 }
 
-/* The peer's bytes in @n are read (or dropped): its window opens. */
-static void sdp_local_window(struct sdp_sock *ssk, u32 n)
+/* Under the link lock: what the peer holds of @ssk's is @unread.  The
+ * part beyond the peer's receive buffer is, as TCP would have it, still
+ * in our send queue: not acked (SIOCOUTQ, SO_LINGER, FIN_WAIT1).
+ */
+static void sdp_local_unread(struct sdp_sock *ssk, u32 unread)
+{
+	u32 rcv = ssk->tx_local_rcv;
+
+	WRITE_ONCE(ssk->tx_local_unread, unread);
+	WRITE_ONCE(ssk->tx_inflight_bytes, unread > rcv ? unread - rcv : 0);
+}
+
+/* Under the link lock: @ssk's FIN waits for its bytes to be acked. */
+static bool sdp_local_fin_unacked(const struct sdp_sock *ssk)
+{
+	return ssk->tx_local_unread > ssk->tx_local_rcv;
+}
+
+/* ack_work: a FIN that waited for its bytes is acked; its sender, which
+ * we could not lock from where that was seen, takes note.
+ */
+void sdp_local_ack_work(struct work_struct *work)
+{
+	struct sdp_local_link *link = container_of(work, struct sdp_local_link,
+						   ack_work);
+	struct sdp_sock *ssk[2] = {};
+	int i;
+
+	spin_lock(&link->lock);
+	for (i = 0; i < 2; i++) {
+		ssk[i] = link->end[i].fin_acked ? link->end[i].ssk : NULL;
+		if (ssk[i])
+			sock_hold(&ssk[i]->sk);
+	}
+	spin_unlock(&link->lock);
+	for (i = 0; i < 2; i++) {
+		if (!ssk[i])
+			continue;
+		sdp_local_kick(ssk[i]);
+		sock_put(&ssk[i]->sk);
+	}
+	sdp_local_link_put(link);
+}
+
+/* The peer's message of @cost is read (or dropped): its window opens. */
+static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 {
 	struct sdp_local_link *link = ssk->conn->link;
+	struct sdp_local_end *other;
 	struct sdp_sock *sender;
 
 	if (!link)
 		return;
 	spin_lock(&link->lock);
-	sender = link->end[!ssk->conn->side].ssk;
+	other = &link->end[!ssk->conn->side];
+	sender = other->ssk;
 	if (sender) {
-		u32 left = READ_ONCE(sender->tx_inflight_bytes) - n;
-
-		WRITE_ONCE(sender->tx_inflight_bytes, left);
-		if (left <= READ_ONCE(sender->tx_local_limit) / 2)
+		sdp_local_unread(sender, sender->tx_local_unread - cost);
+		if (sender->tx_local_unread <= sender->tx_local_limit / 2)
 			sdp_local_wake_writer(sender);
+		if (other->fin_wait && !sdp_local_fin_unacked(sender)) {
+			other->fin_wait = false;
+			other->fin_acked = true;
+			refcount_inc(&link->ref);	/* ack_work's */
+			if (!queue_work(sdp_wq, &link->ack_work))
+				refcount_dec(&link->ref);
+		}
 	}
 	spin_unlock(&link->lock);
 }
@@ -161,13 +217,16 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 n)
  */
 void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	sdp_local_window(ssk, buf->len);
+	sdp_local_window(ssk, buf->len + SDP_LOCAL_MSG_COST);
 	sdp_local_buf_free(ssk, buf);
 }
 
-/* Put @buf in the peer's inbox and kick it; @fin: a FIN instead. */
+/* Put @buf in the peer's inbox and kick it; @fin: a FIN instead.  For
+ * a FIN, @acked says whether the peer has all our bytes in its receive
+ * buffer already; if not, ack_work tells us once it has.
+ */
 static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
-			     bool fin)
+			     bool fin, bool *acked)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_local_link *link = conn->link;
@@ -185,11 +244,14 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 	}
 	if (buf) {
 		list_add_tail(&buf->list, &other->inbox);
-		WRITE_ONCE(ssk->tx_inflight_bytes,
-			   ssk->tx_inflight_bytes + buf->len);
+		sdp_local_unread(ssk, ssk->tx_local_unread + buf->len +
+				 SDP_LOCAL_MSG_COST);
 	}
-	if (fin)
+	if (fin) {
 		other->fin = true;
+		*acked = !sdp_local_fin_unacked(ssk);
+		link->end[conn->side].fin_wait = !*acked;
+	}
 	sock_hold(&peer->sk);
 	spin_unlock(&link->lock);
 
@@ -219,7 +281,7 @@ static int sdp_local_push_held(struct sdp_sock *ssk)
 		return 0;
 	ssk->conn->local_held = NULL;
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued - buf->len);
-	return sdp_local_deliver(ssk, buf, false);
+	return sdp_local_deliver(ssk, buf, false, NULL);
 }
 
 /**
@@ -233,6 +295,7 @@ static int sdp_local_push_held(struct sdp_sock *ssk)
 void sdp_local_flush(struct sdp_sock *ssk, bool push)
 {
 	struct sdp_conn *conn = ssk->conn;
+	bool acked;
 
 	if (!sdp_conn_usable(ssk) || conn->local_applying)
 		return;
@@ -246,8 +309,8 @@ void sdp_local_flush(struct sdp_sock *ssk, bool push)
 	__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
 	__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_DISCONN);
-	sdp_local_deliver(ssk, NULL, true);
-	sdp_disconn_done(ssk);
+	if (!sdp_local_deliver(ssk, NULL, true, &acked) && acked)
+		sdp_disconn_done(ssk);
 }
 
 /* Bytes the window still takes: the peer's SO_RCVBUF less what it has
@@ -256,7 +319,7 @@ void sdp_local_flush(struct sdp_sock *ssk, bool push)
 static long sdp_local_room(const struct sdp_sock *ssk)
 {
 	return (long)READ_ONCE(ssk->tx_local_limit) -
-	       (long)READ_ONCE(ssk->tx_inflight_bytes) -
+	       (long)READ_ONCE(ssk->tx_local_unread) -
 	       (long)READ_ONCE(ssk->tx_queued);
 }
 
@@ -266,7 +329,8 @@ bool sdp_local_writable(const struct sdp_sock *ssk)
 
 	if (!test_bit(SDP_F_CONN, &ssk->flags))
 		return true;
-	if (lowat && READ_ONCE(ssk->tx_queued) >= lowat)
+	if (lowat && READ_ONCE(ssk->tx_queued) +
+		     READ_ONCE(ssk->tx_inflight_bytes) >= lowat)
 		return false;
 	return sdp_local_room(ssk) > 0;
 }
@@ -295,6 +359,25 @@ static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
 	return signal_pending(current) ? sock_intr_errno(*timeo) : 0;
 }
 
+/* The window, as TCP's on loopback: the peer's receive buffer and our
+ * send buffer, which grows as TCP's does unless SO_SNDBUF set it.
+ */
+static void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer)
+{
+	struct sock *sk = &ssk->sk;
+	u32 rcv = max_t(int, READ_ONCE(peer->sk.sk_rcvbuf), SOCK_MIN_RCVBUF);
+	u32 snd = READ_ONCE(sk->sk_sndbuf);
+
+	if (!(sk->sk_userlocks & SOCK_SNDBUF_LOCK))
+		snd = max_t(u32, snd,
+			    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
+	spin_lock(&ssk->conn->link->lock);
+	ssk->tx_local_rcv = rcv;
+	WRITE_ONCE(ssk->tx_local_limit, rcv + snd);
+	sdp_local_unread(ssk, ssk->tx_local_unread);
+	spin_unlock(&ssk->conn->link->lock);
+}
+
 /* A message for up to @n bytes, or the held one if it has room. */
 static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
 					 long room)
@@ -313,8 +396,7 @@ static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
 	peer = sdp_local_peer_get(ssk);
 	if (!peer)
 		return ERR_PTR(-EPIPE);
-	WRITE_ONCE(ssk->tx_local_limit, max_t(int, READ_ONCE(peer->sk.sk_rcvbuf),
-						SOCK_MIN_RCVBUF));
+	sdp_local_limits(ssk, peer);
 	*n = min_t(size_t, *n, room);
 	size = hold ? min_t(long, SDP_LOCAL_CHUNK, room) : *n;
 	buf = sdp_local_buf_alloc(ssk, peer, size);
