@@ -47,9 +47,11 @@ sdp_loaded() {
 	[ -d /sys/module/ib_sdp ]
 }
 
-# sdp_load [PARAM=VALUE...]: load the module built in this tree.
+# sdp_load [PARAM=VALUE...]: load the module built in this tree.  The
+# local transport is off (sdp_local=0, SDP_LOCAL to change) unless asked
+# for: most suites test what goes over RDMA, in one VM too.
 sdp_load() {
-	modprobe rdma_cm && insmod "$SDP_KO" "$@"
+	modprobe rdma_cm && insmod "$SDP_KO" sdp_local="${SDP_LOCAL:-0}" "$@"
 }
 
 sdp_unload() {

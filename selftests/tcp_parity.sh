@@ -3,34 +3,57 @@
 # The differential suite: sdp_parity runs every case on TCP and on SDP
 # over the same addresses and prints the table case/step x (TCP, SDP).
 # Every step must be the same, or a documented difference
-# (Documentation/sdp.rst, "Differences from TCP").
+# (Documentation/sdp.rst, "Differences from TCP").  It runs three times:
+# over RDMA (the Soft-RoCE address, sdp_local=0), and by the local
+# transport on loopback (127.0.0.1, ::1) and on the same RDMA address,
+# which is an address of this host.
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
 addr6=$(rxe-up -6) || exit 1
-sdp_unload
-sdp_load || exit 1
-
-SDP_PARITY_TSV=/tmp/parity.tsv sdp_parity "$addr" "$addr6" 9000 "$@"
-check_eq "every step as TCP, or a documented difference" 0 "$?"
 
 # SDP's own answers too, so that TCP misbehaving cannot hide anything
 want() {
-	check_eq "SDP $1" "$2" "$(awk -F'\t' -v s="$1" '$1 == s {print $3}' /tmp/parity.tsv)"
+	check_eq "SDP $1 ($run)" "$2" \
+		"$(awk -F'\t' -v s="$1" '$1 == s {print $3}' /tmp/parity.tsv)"
 }
-if [ $# -eq 0 ]; then
-	want refused/connect ECONNREFUSED
-	want unreachable/connect EHOSTUNREACH
-	want "bind/bind in use" EADDRINUSE
-	want nonblock_connect/connect EINPROGRESS
-	want "backlog_full/3 once there is room" OUT
-	want "shutdown/peer reads EOF" 0:
-	want "linger/{1,0}: peer read" ECONNRESET
-	want "oob/recv OOB" 1:d
-	want sigpipe/SIGPIPE 1
-	want "epoll_many/requests seen by epoll" 1000
-	check "urgent data counted" test "$(sdp_stat RxUrgent)" -gt 0
-fi
-check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
-sdp_check_clean
+
+# parity RUN LOCAL ADDR ADDR6 [CASE...]
+parity() {
+	run=$1
+	local local=$2 a=$3 a6=$4
+	shift 4
+	sdp_unload
+	sdp_load sdp_local="$local" || exit 1
+	echo "# --- $run: $a $a6, sdp_local=$local"
+	SDP_PARITY_TSV=/tmp/parity.tsv sdp_parity "$a" "$a6" 9000 "$@"
+	check_eq "every step as TCP, or a documented difference ($run)" 0 "$?"
+	if [ $# -eq 0 ]; then
+		want refused/connect ECONNREFUSED
+		want "bind/bind in use" EADDRINUSE
+		want nonblock_connect/connect EINPROGRESS
+		want "backlog_full/3 once there is room" OUT
+		want "shutdown/peer reads EOF" 0:
+		want "linger/{1,0}: peer read" ECONNRESET
+		want "oob/recv OOB" 1:d
+		want sigpipe/SIGPIPE 1
+		want "epoll_many/requests seen by epoll" 1000
+		check "urgent data counted ($run)" test "$(sdp_stat RxUrgent)" -gt 0
+	fi
+	check_eq "no protocol error ($run)" 0 "$(sdp_stat ProtoErrors)"
+	if [ "$local" = 1 ]; then
+		check "carried by the local transport ($run)" \
+			test "$(sdp_stat LocalActiveOpens)" -gt 0
+		check_eq "every connection local ($run)" \
+			"$(sdp_stat ActiveOpens)" "$(sdp_stat LocalActiveOpens)"
+	else
+		check_eq "no local connection ($run)" 0 "$(sdp_stat LocalActiveOpens)"
+		[ $# -eq 0 ] && want unreachable/connect EHOSTUNREACH
+	fi
+	sdp_check_clean
+}
+
+parity rdma 0 "$addr" "$addr6" "$@"
+parity loopback 1 127.0.0.1 ::1 "$@"
+parity "local address" 1 "$addr" "$addr6" "$@"
 finish
