@@ -3,7 +3,8 @@
 # The local transport on a host with no RDMA device at all (no rxe-up):
 # the module loads and serves connections to 127.0.0.1, ::1 and 0.0.0.0.
 #  - 16 streams of 16 MiB each way over 127.0.0.1, every byte checked,
-#    every one counted by the local counters;
+#    every one counted by the local counters, some by the single copy;
+#  - a 64 KiB ping-pong goes mostly by the single copy;
 #  - /proc/net/sdp shows the local connection while it is open;
 #  - a connect() to 0.0.0.0 reaches a wildcard listener, as on TCP;
 #  - real programs under libsdp with "use sdp" rules against localhost:
@@ -34,6 +35,15 @@ check_eq "16 local connections each way" "16 16" \
 	"$(sdp_stat LocalActiveOpens) $(sdp_stat LocalPassiveOpens)"
 check_eq "32 connections closed in order" 32 "$(sdp_stat ConnClosed)"
 check_eq "none aborted" 0 "$(sdp_stat ConnAborted)"
+check "some went straight into a waiting reader's buffer ($(sdp_stat LocalSinkBytes))" \
+	test "$(sdp_stat LocalSinkBytes)" -gt 0
+
+# ---- the single copy: a 64 KiB ping-pong, each reader waiting first --------
+sink=$(sdp_stat LocalSinkBytes)
+out=$(sdp_lbench sdp 127.0.0.1 7302 lat 65536 200)
+check "ping-pong of 64 KiB done ($out)" test -n "$out"
+check "most of its 2 x 200 x 64 KiB by the single copy ($(($(sdp_stat LocalSinkBytes) - sink)))" \
+	test $(($(sdp_stat LocalSinkBytes) - sink)) -ge $((200 * 65536))
 
 # ---- /proc/net/sdp and 0.0.0.0 -------------------------------------------
 port=7301

@@ -18,15 +18,16 @@ want() {
 		"$(awk -F'\t' -v s="$1" '$1 == s {print $3}' /tmp/parity.tsv)"
 }
 
-# parity RUN LOCAL ADDR ADDR6 [CASE...]
+# parity RUN LOCAL ADDR ADDR6 BASE [CASE...]: ports from BASE, apart for
+# each run (TCP's sockets of one run may hold its ports a while)
 parity() {
 	run=$1
-	local local=$2 a=$3 a6=$4
-	shift 4
+	local local=$2 a=$3 a6=$4 base=$5
+	shift 5
 	sdp_unload
 	sdp_load sdp_local="$local" || exit 1
 	echo "# --- $run: $a $a6, sdp_local=$local"
-	SDP_PARITY_TSV=/tmp/parity.tsv sdp_parity "$a" "$a6" 9000 "$@"
+	SDP_PARITY_TSV=/tmp/parity.tsv sdp_parity "$a" "$a6" "$base" "$@"
 	check_eq "every step as TCP, or a documented difference ($run)" 0 "$?"
 	if [ $# -eq 0 ]; then
 		want refused/connect ECONNREFUSED
@@ -53,7 +54,7 @@ parity() {
 	sdp_check_clean
 }
 
-parity rdma 0 "$addr" "$addr6" "$@"
-parity loopback 1 127.0.0.1 ::1 "$@"
-parity "local address" 1 "$addr" "$addr6" "$@"
+parity rdma 0 "$addr" "$addr6" 9000 "$@"
+parity loopback 1 127.0.0.1 ::1 12000 "$@"
+parity "local address" 1 "$addr" "$addr6" 15000 "$@"
 finish

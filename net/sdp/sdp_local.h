@@ -9,7 +9,9 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 
-/* A reader's buffer, offered for the peer to fill straight. */
+/* A reader's buffer, offered for the peer to fill straight
+ * (sdp_local_sink.c).  Under the link lock but @pages, fixed.
+ */
 struct sdp_local_sink {
 	struct page	**pages;	/* pinned, FOLL_WRITE */
 	unsigned int	npages;
@@ -17,7 +19,12 @@ struct sdp_local_sink {
 	size_t		len;		/* bytes offered */
 	size_t		filled;		/* bytes the sender placed */
 	bool		busy;		/* a sender is copying into it */
+	bool		done;		/* filled: no sender takes it again */
+	bool		accounted;	/* its bytes added to the stream */
 };
+
+void sdp_local_sink_account(struct sdp_sock *ssk, size_t n);
+ssize_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg);
 
 /* One end of a link: what the other end sent it, not yet applied. */
 struct sdp_local_end {
@@ -41,7 +48,7 @@ struct sdp_local_end {
  */
 struct sdp_local_link {
 	refcount_t		ref;
-	spinlock_t		lock;
+	spinlock_t		lock;	/* the ends; a leaf */
 	struct sdp_local_end	end[2];
 	struct work_struct	ack_work;	/* kicks a FIN's sender */
 };

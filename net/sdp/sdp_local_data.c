@@ -74,6 +74,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	struct sdp_buf *buf, *tmp;
 	LIST_HEAD(items);
 	bool fin, rst, acked;
+	size_t sink_n = 0;
 
 	if (!link)
 		return;
@@ -82,6 +83,11 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	if (me->ssk != ssk) {		/* torn down: dropped there */
 		spin_unlock(&link->lock);
 		return;
+	}
+	/* what the peer placed in our reader's buffer comes first */
+	if (me->sink && me->sink->done && !me->sink->accounted) {
+		sink_n = me->sink->filled;
+		me->sink->accounted = true;
 	}
 	list_splice_init(&me->inbox, &items);
 	fin = me->fin;
@@ -93,6 +99,8 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	spin_unlock(&link->lock);
 
 	conn->local_applying = true;
+	if (sink_n)
+		sdp_local_sink_account(ssk, sink_n);
 	list_for_each_entry_safe(buf, tmp, &items, list) {
 		list_del_init(&buf->list);
 		if (test_bit(SDP_F_RESET, &ssk->flags)) {
@@ -436,6 +444,18 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 				return err;
 			continue;
 		}
+		/* a reader waits with its buffer: straight into it */
+		if (!ssk->conn->local_held && !ssk->cork && !ssk->more &&
+		    !(s->flags & MSG_OOB)) {
+			ssize_t w = sdp_local_sink_fill(ssk, msg);
+
+			if (w < 0)
+				return w;
+			if (w) {
+				s->copied += w;
+				continue;
+			}
+		}
 		n = min_t(size_t, msg_data_left(msg), SDP_LOCAL_CHUNK);
 		buf = sdp_local_buf_for(ssk, &n, room);
 		if (IS_ERR(buf))
@@ -463,9 +483,3 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	return 0;
 }
 
-/* Single copy: not offered yet. */
-int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
-		   int flags, long *timeo)
-{
-	return -EOPNOTSUPP;
-}

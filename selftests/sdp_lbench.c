@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One program for every family on one host: latency and bandwidth of a
+ * stream socket, so that SDP, TCP and AF_UNIX are measured the same way.
+ *
+ *   sdp_lbench FAM ADDR PORT lat SIZE ITERS
+ *	SIZE-byte ping-pong, ITERS round trips: prints "lat US" (one way,
+ *	half the mean round trip)
+ *   sdp_lbench FAM ADDR PORT bw SIZE SECONDS
+ *	SIZE-byte send()s for SECONDS; the reader acknowledges the end:
+ *	prints "bw MB/s" (10^6 bytes per second, as qperf)
+ *
+ * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp", or
+ * "unix" (an abstract AF_UNIX address named after PORT; ADDR ignored).
+ * The server is a child process; both ends run on this host.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sdp.h>
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static int fam_of(const char *fam, const char *addr)
+{
+	if (!strcmp(fam, "unix"))
+		return AF_UNIX;
+	if (!strcmp(fam, "tcp"))
+		return strchr(addr, ':') ? AF_INET6 : AF_INET;
+	return strchr(addr, ':') ? AF_INET6_SDP : AF_INET_SDP;
+}
+
+static socklen_t mkaddr(const char *fam, const char *addr, int port,
+			struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (!strcmp(fam, "unix")) {
+		struct sockaddr_un *un = (struct sockaddr_un *)ss;
+
+		un->sun_family = AF_UNIX;
+		snprintf(un->sun_path + 1, sizeof(un->sun_path) - 1,
+			 "sdp_lbench.%d", port);
+		return offsetof(struct sockaddr_un, sun_path) + 1 +
+		       strlen(un->sun_path + 1);
+	}
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		return sizeof(*s6);
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	inet_pton(AF_INET, addr, &s4->sin_addr);
+	return sizeof(*s4);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int full(int fd, char *b, size_t n, int rd)
+{
+	while (n) {
+		ssize_t r = rd ? read(fd, b, n) : write(fd, b, n);
+
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static void nodelay(int fd, int f)
+{
+	int one = 1;
+
+	if (f != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int f, ls, fd, one = 1, lat;
+	size_t size;
+	long iters;
+	char *buf;
+	pid_t pid;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: see the comment at the top of %s\n",
+			__FILE__);
+		return 2;
+	}
+	f = fam_of(argv[1], argv[2]);
+	len = mkaddr(argv[1], argv[2], atoi(argv[3]), &ss);
+	lat = !strcmp(argv[4], "lat");
+	size = strtoul(argv[5], NULL, 0);
+	iters = strtol(argv[6], NULL, 0);
+	buf = calloc(1, size);
+
+	ls = socket(f, SOCK_STREAM, 0);
+	if (ls < 0 || !buf)
+		die("socket");
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&ss, len) || listen(ls, 1))
+		die("bind/listen");
+	pid = fork();
+	if (!pid) {
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			die("accept");
+		nodelay(fd, f);
+		if (lat) {
+			while (!full(fd, buf, size, 1))
+				if (full(fd, buf, size, 0))
+					break;
+		} else {
+			while (read(fd, buf, size) > 0)
+				;
+			write(fd, "k", 1);
+		}
+		_exit(0);
+	}
+	close(ls);
+	fd = socket(f, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
+		die("connect");
+	nodelay(fd, f);
+	if (lat) {
+		double t = now();
+		long i;
+
+		for (i = 0; i < iters; i++)
+			if (full(fd, buf, size, 0) || full(fd, buf, size, 1))
+				die("ping-pong");
+		printf("lat %.1f\n", (now() - t) / iters / 2 * 1e6);
+	} else {
+		double t = now(), end = t + iters;
+		unsigned long long bytes = 0;
+
+		while (now() < end) {
+			if (full(fd, buf, size, 0))
+				die("send");
+			bytes += size;
+		}
+		shutdown(fd, SHUT_WR);
+		if (read(fd, buf, 1) != 1)
+			die("ack");
+		printf("bw %.1f\n", bytes / (now() - t) / 1e6);
+	}
+	close(fd);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
