@@ -228,7 +228,8 @@ struct sdp_transport {
 extern const struct sdp_transport sdp_rdma_transport;
 extern const struct sdp_transport sdp_local_transport;
 
-#define SDP_LOCAL_CHUNK		(64 * 1024)	/* most bytes one local message holds */
+/* most bytes one local message holds: with its header, 64 KiB (order 4) */
+#define SDP_LOCAL_CHUNK		(64 * 1024 - 256)
 
 struct sdp_local_link;
 

@@ -467,3 +467,5 @@ const struct sdp_transport sdp_local_transport = {
 	.info		= sdp_local_info,
 	.probe		= sdp_local_probe,
 };
+
+static_assert(SDP_LOCAL_CHUNK + sizeof(struct sdp_buf) <= 64 * 1024);
