@@ -89,6 +89,7 @@ bench:
 	testbed/bench-zcopy
 	testbed/bench-scale $(BASE_KO)
 	testbed/bench-setup
+	testbed/bench-local $(ROUNDS)
 
 checkpatch:
 	testbed/checkpatch

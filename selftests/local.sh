@@ -14,6 +14,10 @@
 
 trap 'pkill -x iperf3; pkill -x redis-server' EXIT
 sdp_unload
+# an earlier suite in this VM may have made one: gone, as on a host without
+for dev in $(rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1 | sort -u); do
+	rdma link delete "$dev"
+done
 check_eq "no RDMA device" "" "$(rdma link show 2>/dev/null)"
 sdp_load sdp_local=1 || exit 1
 
