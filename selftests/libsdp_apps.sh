@@ -13,7 +13,9 @@
 #    checked, with rules by program name.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
+# SDP_APPS_ADDR=127.0.0.1 (with SDP_LOCAL=1): the same against localhost,
+# by the local transport (libsdp_local.sh)
+addr=${SDP_APPS_ADDR:-$(rxe-up)} || exit 1
 # a failed case must not leave servers holding SDP sockets for the next test
 trap 'pkill -x iperf3; pkill -x redis-server; pkill -x qperf; pkill -f http.server' EXIT
 sdp_unload
@@ -115,5 +117,10 @@ wait $srv 2>/dev/null
 rm -f /tmp/www/big /tmp/got
 
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+if [ "${SDP_LOCAL:-0}" = 1 ]; then
+	check "all of it by the local transport" \
+		test "$(sdp_stat ActiveOpens)" = "$(sdp_stat LocalActiveOpens)" -a \
+		"$(sdp_stat LocalRxBytes)" -gt $((50 << 20))
+fi
 sdp_check_clean
 finish
