@@ -22,9 +22,10 @@
  *                      (sdp_conn_create()); sendmsg()/recvmsg() hold the
  *                      one they use while they sleep.  See its comment.
  *
- *  struct sdp_transport  what carries a connection (conn->tp): RDMA
+ *  struct sdp_transport  what carries a connection (ssk->tp): RDMA
  *                      (sdp_verbs.c and the files it names) or, for a peer
- *                      on this host, local (sdp_local.c).  The socket layer
+ *                      on this host, local (sdp_local.c, sdp_local_data.c,
+ *                      sdp_local_sink.c).  The socket layer
  *                      (af_sdp.c, sdp_cm.c, sdp_tx.c, sdp_rx.c, sdp_close.c,
  *                      sdp_sockopt.c) keeps the stream, its states and its
  *                      waits, and calls the transport for what differs.
