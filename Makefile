@@ -23,7 +23,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 
 export KVER
 
-.PHONY: all module userspace selftests deps install uninstall check demo \
+.PHONY: all module userspace selftests deps install uninstall check check-full demo \
 	bench fuzz checkpatch clean
 
 all: module userspace selftests
@@ -60,6 +60,12 @@ check:
 	$(MAKE) deps
 	$(MAKE) all
 	testbed/check
+
+# make check, and the VM suite's longer tests (TEST_FULL_PROGS)
+check-full:
+	$(MAKE) deps
+	$(MAKE) all
+	FULL=1 testbed/check
 
 demo:
 	$(MAKE) deps

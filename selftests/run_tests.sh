@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run one suite of the ib_sdp selftests and print TAP (version 13).
 #
-# Usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]
+# Usage: run_tests.sh vm|vm-full|pair-a|pair-b|host [TEST...]
 #   vm      TEST_PROGS, inside a test bed VM
+#   vm-full TEST_PROGS and TEST_FULL_PROGS (make check-full)
 #   pair-a  TEST_PAIR_PROGS with argument "a", in VM a of a pair
 #   pair-b  TEST_PAIR_PROGS with argument "b", in VM b of a pair
 #   host    TEST_HOST_PROGS, on the build host
@@ -12,11 +13,12 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
-mode=${1:?usage: run_tests.sh vm|pair-a|pair-b|host [TEST...]}
+mode=${1:?usage: run_tests.sh vm|vm-full|pair-a|pair-b|host [TEST...]}
 shift
 arg=""
 case "$mode" in
 vm) vars=TEST_PROGS ;;
+vm-full) vars="TEST_PROGS TEST_FULL_PROGS" ;;
 pair-a) vars=TEST_PAIR_PROGS arg=a ;;
 pair-b) vars=TEST_PAIR_PROGS arg=b ;;
 host) vars=TEST_HOST_PROGS ;;
