@@ -4,7 +4,8 @@
 # the module loads and serves connections to 127.0.0.1, ::1 and 0.0.0.0.
 #  - 16 streams of 16 MiB each way over 127.0.0.1, every byte checked,
 #    every one counted by the local counters, some by the single copy;
-#  - a 64 KiB ping-pong goes mostly by the single copy;
+#  - a 64 KiB ping-pong goes mostly by the single copy; a reader waiting
+#    for it stays killable when the sender's memory stalls (userfaultfd);
 #  - /proc/net/sdp shows the local connection while it is open;
 #  - a connect() to 0.0.0.0 reaches a wildcard listener, as on TCP;
 #  - real programs under libsdp with "use sdp" rules against localhost:
@@ -48,6 +49,12 @@ out=$(sdp_lbench sdp 127.0.0.1 7302 lat 65536 200)
 check "ping-pong of 64 KiB done ($out)" test -n "$out"
 check "most of its 2 x 200 x 64 KiB by the single copy ($(($(sdp_stat LocalSinkBytes) - sink)))" \
 	test $(($(sdp_stat LocalSinkBytes) - sink)) -ge $((200 * 65536))
+
+# ---- a reader stays killable: the sender's copy into its buffer stalls
+# on a userfaultfd page nobody serves
+out=$(timeout 20 sdp_uffd 7303)
+check "a reader waiting for the single copy dies on SIGKILL meanwhile ($out)" \
+	test "${out% in *}" = "reader killed"
 
 # ---- /proc/net/sdp and 0.0.0.0 -------------------------------------------
 port=7301

@@ -24,7 +24,7 @@ struct sdp_local_sink {
 };
 
 void sdp_local_sink_account(struct sdp_sock *ssk, size_t n);
-ssize_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg);
+size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg);
 
 /* One end of a link: what the other end sent it, not yet applied. */
 struct sdp_local_end {

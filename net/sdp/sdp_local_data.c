@@ -447,10 +447,8 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 		/* a reader waits with its buffer: straight into it */
 		if (!ssk->conn->local_held && !ssk->cork && !ssk->more &&
 		    !(s->flags & MSG_OOB)) {
-			ssize_t w = sdp_local_sink_fill(ssk, msg);
+			size_t w = sdp_local_sink_fill(ssk, msg);
 
-			if (w < 0)
-				return w;
 			if (w) {
 				s->copied += w;
 				continue;

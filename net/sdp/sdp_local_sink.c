@@ -8,7 +8,8 @@
  * link (struct sdp_local_sink).  A sender with none of its bytes still
  * unread by the peer (so that nothing it sent earlier can come after)
  * takes the offer (busy), copies from its own user buffer straight into
- * the reader's pages, without any lock, and closes it (done): one copy
+ * the reader's pages, without any lock and with page faults off (a
+ * fault ends the copy short), and closes it (done): one copy
  * where TCP and AF_UNIX make two.  Then it kicks the reader, whose
  * sdp_local_apply() adds the bytes to the stream (rcv_nxt and copied_seq
  * alike: they are read already) before anything from the inbox.
@@ -21,6 +22,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/wait_bit.h>
 #include <net/tcp.h>
@@ -166,12 +168,17 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	return n;
 }
 
-/* Copy from @msg into @sink's pages; the bytes copied. */
+/* Copy from @msg into @sink's pages; the bytes copied.  With page faults
+ * off: the reader waits for this copy and cannot be killed meanwhile, so
+ * it must not wait on a fault the sender's memory could take for ever
+ * (userfaultfd); what faults goes the copying way instead.
+ */
 static size_t sdp_local_sink_copy(struct sdp_local_sink *sink,
 				  struct msghdr *msg)
 {
 	size_t want = min(msg_data_left(msg), sink->len), done = 0;
 
+	pagefault_disable();
 	while (done < want) {
 		size_t pos = sink->offset + done;
 		size_t c = min_t(size_t, PAGE_SIZE - offset_in_page(pos),
@@ -185,6 +192,7 @@ static size_t sdp_local_sink_copy(struct sdp_local_sink *sink,
 		if (got != c)
 			break;
 	}
+	pagefault_enable();
 	return done;
 }
 
@@ -193,9 +201,10 @@ static size_t sdp_local_sink_copy(struct sdp_local_sink *sink,
  * @ssk: the socket, locked, with a local connection and nothing held
  * @msg: what to send
  *
- * Return: bytes sent so, 0 if no offer may be taken now, or -EFAULT.
+ * Return: bytes sent so, or 0 if none (no offer open, or the first byte
+ * faulted: the caller copies the usual way, which takes the fault).
  */
-ssize_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
+size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 {
 	struct sdp_local_link *link = ssk->conn->link;
 	struct sdp_local_end *other = &link->end[!ssk->conn->side];
@@ -217,10 +226,14 @@ ssize_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 	n = sdp_local_sink_copy(sink, msg);
 
 	spin_lock(&link->lock);
-	sink->filled = n;
-	sink->done = true;
 	sink->busy = false;
 	wake_up_var(&sink->busy);
+	if (!n) {		/* still open; the caller copies */
+		spin_unlock(&link->lock);
+		return 0;
+	}
+	sink->filled = n;
+	sink->done = true;
 	peer = other->ssk;
 	if (peer)
 		sock_hold(&peer->sk);
@@ -238,5 +251,5 @@ ssize_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 		sdp_local_kick(peer);
 		sock_put(&peer->sk);
 	}
-	return n ? n : -EFAULT;
+	return n;
 }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A local reader must stay killable whatever the sender's memory does.
+ *
+ *   sdp_uffd PORT
+ *	an SDP connection on 127.0.0.1 (the local transport); a child reads
+ *	64 KiB, blocking, so that it offers its buffer for the single copy;
+ *	then the parent sends 64 KiB from memory registered with userfaultfd
+ *	and never served, so the copy stalls on the fault for ever; the
+ *	reader is sent SIGKILL and must be gone within 5 s.  Prints
+ *	"reader killed in N ms" or "reader still there" (exit 1).
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/sdp.h>
+#include <linux/userfaultfd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LEN	65536
+
+static int cfd;
+static void *region;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	send(cfd, region, LEN, 0);	/* stalls on the unserved fault */
+	return NULL;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct timespec t0;
+	pthread_t th;
+	int ls, sfd, uffd, st;
+	pid_t reader;
+
+	if (argc != 2)
+		return 2;
+	a.sin_port = htons(atoi(argv[1]));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET_SDP, SOCK_STREAM, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(ls, 1))
+		die("listen");
+	cfd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+	if (cfd < 0 || connect(cfd, (struct sockaddr *)&a, sizeof(a)))
+		die("connect");
+	sfd = accept(ls, NULL, NULL);
+	if (sfd < 0)
+		die("accept");
+
+	reader = fork();
+	if (!reader) {
+		static char buf[LEN];
+
+		recv(sfd, buf, LEN, 0);
+		_exit(0);
+	}
+	usleep(300 * 1000);	/* the reader waits, its buffer offered */
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	region = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		die("mmap");
+	reg.range.start = (unsigned long)region;
+	reg.range.len = LEN;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	pthread_create(&th, NULL, sender, NULL);
+	usleep(500 * 1000);	/* the sender stalls on its fault */
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(reader, SIGKILL);
+	while (ms_since(&t0) < 5000) {
+		if (waitpid(reader, &st, WNOHANG) == reader) {
+			printf("reader killed in %ld ms\n", ms_since(&t0));
+			fflush(stdout);
+			_exit(0);	/* the stalled sender goes with us */
+		}
+		usleep(10 * 1000);
+	}
+	printf("reader still there\n");
+	fflush(stdout);
+	_exit(1);
+}
