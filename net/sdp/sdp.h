@@ -740,6 +740,7 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);
 bool sdp_writable(const struct sdp_sock *ssk);
 void sdp_write_space(struct sock *sk);
+void sdp_wake_space(struct sock *sk);
 
 /* sdp_rx.c */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,

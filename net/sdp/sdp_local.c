@@ -423,11 +423,9 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 	lock_sock(sk);
 }
 
-/* TCP_INFO: what a local connection can say. */
+/* TCP_INFO: what a local connection adds to the stream's counters. */
 static void sdp_local_info(struct sdp_sock *ssk, struct tcp_info *info)
 {
-	const struct sdp_conn_stats *st = &ssk->conn->st;
-
 	info->tcpi_snd_mss = SDP_LOCAL_CHUNK;
 	info->tcpi_rcv_mss = SDP_LOCAL_CHUNK;
 	info->tcpi_advmss = SDP_LOCAL_CHUNK;
@@ -436,16 +434,6 @@ static void sdp_local_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_rtt = 1;	/* delivered as sent: less than a microsecond */
 	info->tcpi_min_rtt = 1;
 	info->tcpi_rcv_space = ssk->sk.sk_rcvbuf;
-	info->tcpi_bytes_acked = st->bytes_acked;
-	info->tcpi_bytes_received = st->bytes_received;
-	info->tcpi_bytes_sent = st->bytes_sent;
-	info->tcpi_segs_out = st->segs_out;
-	info->tcpi_segs_in = st->segs_in;
-	info->tcpi_data_segs_out = st->data_segs_out;
-	info->tcpi_data_segs_in = st->data_segs_in;
-	info->tcpi_last_data_sent = jiffies_to_msecs(jiffies - st->last_data_sent);
-	info->tcpi_last_data_recv = jiffies_to_msecs(jiffies - st->last_data_recv);
-	info->tcpi_last_ack_recv = jiffies_to_msecs(jiffies - st->last_recv);
 }
 
 /* A keepalive probe: the peer is in this kernel, answered at once. */

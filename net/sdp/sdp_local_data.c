@@ -134,17 +134,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 /* Wake a sender waiting for window; it may be woken for nothing. */
 static void sdp_local_wake_writer(struct sdp_sock *ssk)
 {
-	struct sock *sk = &ssk->sk;
-	struct socket_wq *wq;
-
-	rcu_read_lock();
-	wq = rcu_dereference(sk->sk_wq);
-	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
-						EPOLLWRNORM | EPOLLWRBAND);
-	if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
-		sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
-	rcu_read_unlock();
+	sdp_wake_space(&ssk->sk);
 }
 
 /* Under the link lock: what the peer holds of @ssk's is @unread.  The

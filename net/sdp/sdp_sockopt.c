@@ -193,7 +193,6 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 {
 	struct sdp_conn *conn = ssk->conn;
 	const struct sdp_conn_stats *st = &conn->st;
-	unsigned long now = jiffies;
 	const u32 hdr = sizeof(struct sdp_bsdh);
 
 	info->tcpi_probes = conn->ka_probes;
@@ -201,9 +200,6 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_rcv_mss = conn->rcv_size - hdr;
 	info->tcpi_advmss = conn->rcv_size - hdr;
 	info->tcpi_unacked = conn->tx_inflight;
-	info->tcpi_last_data_sent = jiffies_to_msecs(now - st->last_data_sent);
-	info->tcpi_last_data_recv = jiffies_to_msecs(now - st->last_data_recv);
-	info->tcpi_last_ack_recv = jiffies_to_msecs(now - st->last_recv);
 	info->tcpi_rtt = st->srtt_us;
 	info->tcpi_rttvar = st->rttvar_us;
 	info->tcpi_min_rtt = st->min_rtt_us;
@@ -216,6 +212,20 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 		info->tcpi_snd_cwnd = credits;
 		info->tcpi_snd_wnd = credits * (conn->tx_msg_max - hdr);
 	}
+	info->tcpi_delivered = st->data_segs_out - conn->tx_inflight;
+}
+
+/* TCP_INFO's fields that every transport counts alike (struct
+ * sdp_conn_stats); the transport's ->info adds its own.
+ */
+static void sdp_info_stream(struct sdp_sock *ssk, struct tcp_info *info)
+{
+	const struct sdp_conn_stats *st = &ssk->conn->st;
+	unsigned long now = jiffies;
+
+	info->tcpi_last_data_sent = jiffies_to_msecs(now - st->last_data_sent);
+	info->tcpi_last_data_recv = jiffies_to_msecs(now - st->last_data_recv);
+	info->tcpi_last_ack_recv = jiffies_to_msecs(now - st->last_recv);
 	info->tcpi_bytes_acked = st->bytes_acked;
 	info->tcpi_bytes_received = st->bytes_received;
 	info->tcpi_bytes_sent = st->bytes_sent;
@@ -224,7 +234,6 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_data_segs_out = st->data_segs_out;
 	info->tcpi_data_segs_in = st->data_segs_in;
 	info->tcpi_notsent_bytes = ssk->tx_queued;
-	info->tcpi_delivered = st->data_segs_out - conn->tx_inflight;
 }
 
 static int sdp_getsockopt_tcp(struct sdp_sock *ssk, int optname, int *val)
@@ -305,8 +314,10 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 	if (level == SOL_TCP && optname == TCP_INFO) {
 		memset(&info, 0, sizeof(info));
 		info.tcpi_state = sk->sk_state;
-		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
+		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags)) {
+			sdp_info_stream(ssk, &info);
 			ssk->tp->info(ssk, &info);
+		}
 		release_sock(sk);
 		len = min_t(unsigned int, len, sizeof(info));
 		if (put_user(len, optlen) || copy_to_user(optval, &info, len))

@@ -50,7 +50,6 @@ void sdp_write_space(struct sock *sk)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct socket *sock = sk->sk_socket;
-	struct socket_wq *wq;
 
 	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
 		return;
@@ -60,6 +59,15 @@ void sdp_write_space(struct sock *sk)
 	    !test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags))
 		return;
 	clear_bit(SOCK_NOSPACE, &sock->flags);
+	sdp_wake_space(sk);
+}
+
+/* Wake writers and poll()ers waiting for room, as sk_stream_write_space()
+ * does; the caller decided there is some.
+ */
+void sdp_wake_space(struct sock *sk)
+{
+	struct socket_wq *wq;
 
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
