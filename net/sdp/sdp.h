@@ -570,6 +570,18 @@ void sdp_dev_exit(void);
 struct sdp_device *sdp_dev_get(struct ib_device *ibdev);
 void sdp_dev_put(struct sdp_device *sdev);
 
+/* A connection request waiting for room in the accept queue: over RDMA
+ * (@id) or from a local client (@client, held).
+ */
+struct sdp_pending_req {
+	struct list_head	node;		/* the listener's pending_reqs */
+	struct rdma_cm_id	*id;
+	struct sdp_sock		*client;
+	struct sdp_hello	hello;		/* checked */
+	u8			initiator_depth;
+	u8			responder_resources;
+};
+
 /* sdp_cm.c */
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk);
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
@@ -583,7 +595,9 @@ void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
-int sdp_local_answer(struct sock *sk, struct sdp_sock *client);
+bool sdp_listen_room(struct sock *sk);
+void sdp_child_inherit(struct sock *child, struct sock *parent);
+void sdp_connect_failed(struct sdp_sock *ssk, int err);
 int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 		struct sockaddr_storage *addr);
 
@@ -591,6 +605,8 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);
 int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
 int sdp_local_pair(struct sdp_sock *client, struct sock *child);
+void sdp_local_refuse(struct sdp_sock *client);
+void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client);
 void sdp_local_listen(struct sdp_sock *ssk);
 void sdp_local_unlisten(struct sdp_sock *ssk);
 void sdp_local_link_put(struct sdp_local_link *link);

@@ -53,24 +53,12 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
 }
 
-/* A connection request waiting for room in the accept queue: over RDMA
- * (@id) or from a local client (@client, held).
- */
-struct sdp_pending_req {
-	struct list_head	node;		/* the listener's pending_reqs */
-	struct rdma_cm_id	*id;
-	struct sdp_sock		*client;
-	struct sdp_hello	hello;		/* checked */
-	u8			initiator_depth;
-	u8			responder_resources;
-};
-
 /* Under the listener's lock: may another request be answered now?  Not
  * while the accept queue is full (its children and embryos together), nor
  * while sdp_max_embryos children hold their buffers without having
  * completed their handshake.
  */
-static bool sdp_listen_room(struct sock *sk)
+bool sdp_listen_room(struct sock *sk)
 {
 	return !sk_acceptq_is_full(sk) &&
 	       sdp_sk(sk)->embryos < max(READ_ONCE(sdp_max_embryos), 1);
@@ -199,7 +187,7 @@ static void sdp_conn_param(struct rdma_cm_id *id,
 }
 
 /* Under the socket lock: the attempt to connect failed. */
-static void sdp_connect_failed(struct sdp_sock *ssk, int err)
+void sdp_connect_failed(struct sdp_sock *ssk, int err)
 {
 	struct sock *sk = &ssk->sk;
 
@@ -380,7 +368,7 @@ void sdp_embryo_expire(struct sock *child)
 		SDP_INC_STATS(sock_net(child), SDP_MIB_EMBRYO_TIMEOUTS);
 }
 
-static void sdp_child_inherit(struct sock *child, struct sock *parent)
+void sdp_child_inherit(struct sock *child, struct sock *parent)
 {
 	struct sdp_sock *c = sdp_sk(child), *p = sdp_sk(parent);
 
@@ -502,111 +490,6 @@ err_child:
 	release_sock(sk);
 	sock_put(sk);
 	return err;
-}
-
-/* A local client refused: its connect() fails with ECONNREFUSED. */
-static void sdp_local_refuse(struct sdp_sock *client)
-{
-	struct sock *csk = &client->sk;
-
-	lock_sock(csk);
-	if (csk->sk_state == TCP_SYN_SENT &&
-	    test_bit(SDP_F_LOCAL_CONN, &client->flags))
-		sdp_connect_failed(client, ECONNREFUSED);
-	release_sock(csk);
-}
-
-/* Under the listener's lock, with room: a child joined to the local
- * @client (locked), established, in the accept queue.
- */
-static int sdp_local_child(struct sock *sk, struct sdp_sock *client)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sock *child;
-	int err;
-
-	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
-			     NULL);
-	if (!child)
-		return -ENOMEM;
-	sdp_child_inherit(child, sk);
-	err = sdp_local_pair(client, child);
-	if (err) {
-		child->sk_state = TCP_CLOSE;
-		sock_orphan(child);
-		sock_put(child);	/* sdp_sk_alloc()'s: frees it */
-		return err;
-	}
-	sock_hold(sk);		/* the child's; put when accepted or dropped */
-	sdp_sk(child)->parent = sk;
-	sk_acceptq_added(sk);
-	list_add_tail(&sdp_sk(child)->accept_node, &ssk->accept_queue);
-	WRITE_ONCE(ssk->accept_count, ssk->accept_count + 1);
-	sk->sk_data_ready(sk);
-	return 0;
-}
-
-/**
- * sdp_local_answer - a local client connects to listener @sk
- * @sk: the listener, held, not locked
- * @client: the client, locked
- *
- * The client is established with a child in the accept queue, or, while
- * the queue is full, waits in SYN_SENT for accept_work.
- *
- * Return: 0, -ECONNREFUSED, or another negative errno.
- */
-int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_pending_req *req;
-	int err = -ECONNREFUSED;
-
-	lock_sock(sk);
-	if (sk->sk_state != TCP_LISTEN)
-		goto out;
-	if (sdp_listen_room(sk) && list_empty(&ssk->pending_reqs)) {
-		err = sdp_local_child(sk, client);
-		goto out;
-	}
-	if (ssk->pending_count >=
-	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
-		goto out;
-	err = -ENOMEM;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
-		goto out;
-	req->client = client;
-	sock_hold(&client->sk);	/* put by sdp_pending_free() */
-	sock_hold(sk);		/* the request's */
-	list_add_tail(&req->node, &ssk->pending_reqs);
-	ssk->pending_count++;
-	client->sk.sk_state = TCP_SYN_SENT;
-	err = 0;
-out:
-	release_sock(sk);
-	return err;
-}
-
-/* accept_work: room for a local client that waited. */
-static void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client)
-{
-	struct sock *csk = &client->sk;
-	int err = -ECONNREFUSED;
-
-	lock_sock(csk);
-	if (csk->sk_state != TCP_SYN_SENT || sock_flag(csk, SOCK_DEAD) ||
-	    !test_bit(SDP_F_LOCAL_CONN, &client->flags)) {
-		release_sock(csk);
-		return;
-	}
-	lock_sock(sk);
-	if (sk->sk_state == TCP_LISTEN)
-		err = sdp_local_child(sk, client);
-	release_sock(sk);
-	if (err)
-		sdp_connect_failed(client, -err);
-	release_sock(csk);
 }
 
 static void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)

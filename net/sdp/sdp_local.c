@@ -213,6 +213,115 @@ static int sdp_local_autobind(struct sdp_sock *ssk,
 	return 0;
 }
 
+/* A local client refused: its connect() fails with ECONNREFUSED.  The
+ * client is not locked.
+ */
+void sdp_local_refuse(struct sdp_sock *client)
+{
+	struct sock *csk = &client->sk;
+
+	lock_sock(csk);
+	if (csk->sk_state == TCP_SYN_SENT &&
+	    test_bit(SDP_F_LOCAL_CONN, &client->flags))
+		sdp_connect_failed(client, ECONNREFUSED);
+	release_sock(csk);
+}
+
+/* Under the listener's lock, with room: a child joined to the local
+ * @client (locked), established, in the accept queue.
+ */
+static int sdp_local_child(struct sock *sk, struct sdp_sock *client)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sock *child;
+	int err;
+
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
+			     NULL);
+	if (!child)
+		return -ENOMEM;
+	sdp_child_inherit(child, sk);
+	err = sdp_local_pair(client, child);
+	if (err) {
+		child->sk_state = TCP_CLOSE;
+		sock_orphan(child);
+		sock_put(child);	/* sdp_sk_alloc()'s: frees it */
+		return err;
+	}
+	sock_hold(sk);		/* the child's; put when accepted or dropped */
+	sdp_sk(child)->parent = sk;
+	sk_acceptq_added(sk);
+	list_add_tail(&sdp_sk(child)->accept_node, &ssk->accept_queue);
+	WRITE_ONCE(ssk->accept_count, ssk->accept_count + 1);
+	sk->sk_data_ready(sk);
+	return 0;
+}
+
+/**
+ * sdp_local_answer - a local client connects to listener @sk
+ * @sk: the listener, held, not locked
+ * @client: the client, locked
+ *
+ * The client is established with a child in the accept queue, or, while
+ * the queue is full, waits in SYN_SENT for accept_work.
+ *
+ * Return: 0, -ECONNREFUSED, or another negative errno.
+ */
+static int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req;
+	int err = -ECONNREFUSED;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN)
+		goto out;
+	if (sdp_listen_room(sk) && list_empty(&ssk->pending_reqs)) {
+		err = sdp_local_child(sk, client);
+		goto out;
+	}
+	if (ssk->pending_count >=
+	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
+		goto out;
+	err = -ENOMEM;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		goto out;
+	req->client = client;
+	sock_hold(&client->sk);	/* put by sdp_pending_free() */
+	sock_hold(sk);		/* the request's */
+	list_add_tail(&req->node, &ssk->pending_reqs);
+	ssk->pending_count++;
+	client->sk.sk_state = TCP_SYN_SENT;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* accept_work (sdp_cm.c): room for a local client that waited; neither
+ * socket locked.
+ */
+void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client)
+{
+	struct sock *csk = &client->sk;
+	int err = -ECONNREFUSED;
+
+	lock_sock(csk);
+	if (csk->sk_state != TCP_SYN_SENT || sock_flag(csk, SOCK_DEAD) ||
+	    !test_bit(SDP_F_LOCAL_CONN, &client->flags)) {
+		release_sock(csk);
+		return;
+	}
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN)
+		err = sdp_local_child(sk, client);
+	release_sock(sk);
+	if (err)
+		sdp_connect_failed(client, -err);
+	release_sock(csk);
+}
+
 /**
  * sdp_local_connect - connect to a listener on this host
  * @ssk: the socket, locked, in TCP_CLOSE with a fresh id
