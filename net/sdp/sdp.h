@@ -53,7 +53,10 @@
  * handler takes the socket lock: so the socket lock is never held while
  * calling an rdma_cm function that takes the handler mutex
  * (rdma_destroy_id(), rdma_connect()).  A child's lock is never held while
- * its listener's is taken.
+ * its listener's is taken.  The local transport never holds the socket
+ * locks of its two ends together: a sender hands its bytes over under the
+ * link's lock (a leaf) and then takes the peer's spinlock, or leaves them
+ * for the peer's sdp_release_cb() (see sdp_local.c).
  *
  * Fields read without the lock (poll, /proc) are written with WRITE_ONCE().
  */
