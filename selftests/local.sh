@@ -56,6 +56,11 @@ out=$(timeout 20 sdp_uffd 7303)
 check "a reader waiting for the single copy dies on SIGKILL meanwhile ($out)" \
 	test "${out% in *}" = "reader killed"
 
+# a send that faults half way: what it took reaches the reader at once
+out=$(timeout 20 sdp_uffd 7304 partial)
+check "the bytes of a send that faulted half way are delivered ($out)" \
+	test "$?" = 0 -a -n "$out"
+
 # ---- /proc/net/sdp and 0.0.0.0 -------------------------------------------
 port=7301
 sdp_stream sink sdp 0.0.0.0 $port 1 >/tmp/sink.out 2>&1 &

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A local reader must stay killable whatever the sender's memory does.
+ * A local sender's memory faulting, seen from the reader.
  *
  *   sdp_uffd PORT
  *	an SDP connection on 127.0.0.1 (the local transport); a child reads
@@ -9,6 +9,10 @@
  *	and never served, so the copy stalls on the fault for ever; the
  *	reader is sent SIGKILL and must be gone within 5 s.  Prints
  *	"reader killed in N ms" or "reader still there" (exit 1).
+ *   sdp_uffd PORT partial
+ *	the parent sends 8 KiB of which the second page is not mapped: the
+ *	bytes send() says it took must reach the reader at once, with no
+ *	further send.  Prints "sent N, read M" (exit 1 unless M == N).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -24,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +60,30 @@ static long ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* A send that faults half way: what it took must not wait for more. */
+static int partial(int c, int s)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timeval tv = { .tv_sec = 2 };
+	static char buf[LEN];
+	ssize_t n, m = 0, r;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	memset(p, 'p', pg);
+	munmap(p + pg, pg);
+	n = send(c, p, 2 * pg, 0);
+	if (n < 0)
+		n = 0;	/* EFAULT with nothing taken: nothing to read */
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (m < n && (r = recv(s, buf + m, sizeof(buf) - m, 0)) > 0)
+		m += r;
+	printf("sent %zd, read %zd\n", n, m);
+	return m == n && (n == 0 || !memcmp(buf, p, n)) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -65,7 +94,7 @@ int main(int argc, char **argv)
 	int ls, sfd, uffd, st;
 	pid_t reader;
 
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
 	a.sin_port = htons(atoi(argv[1]));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -79,6 +108,8 @@ int main(int argc, char **argv)
 	sfd = accept(ls, NULL, NULL);
 	if (sfd < 0)
 		die("accept");
+	if (argc == 3)
+		return partial(cfd, sfd);
 
 	reader = fork();
 	if (!reader) {

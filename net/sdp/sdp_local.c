@@ -146,7 +146,12 @@ static struct sock *sdp_local_lookup(struct net *net,
  */
 void sdp_local_listen(struct sdp_sock *ssk)
 {
-	if (!READ_ONCE(sdp_local) || test_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
+	/* bound where only local connections come, it listens for them
+	 * whatever sdp_local says now
+	 */
+	if ((!READ_ONCE(sdp_local) &&
+	     !test_bit(SDP_F_LOCAL_BIND, &ssk->flags)) ||
+	    test_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
 		return;
 	spin_lock(&sdp_local_lock);
 	hash_add(sdp_local_table, &ssk->local_node,
@@ -349,12 +354,8 @@ int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	if (ls)
 		sock_put(ls);
 	if (err == -ECONNREFUSED) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
-		__set_bit(SDP_F_RESET, &ssk->flags);
-		sk->sk_state = TCP_CLOSE;
-		WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-		WRITE_ONCE(sk->sk_err, ECONNREFUSED);
-		sk_error_report(sk);
+		sk->sk_state = TCP_SYN_SENT;	/* and refused at once */
+		sdp_connect_failed(ssk, ECONNREFUSED);
 		return 0;
 	}
 	return err;

@@ -131,12 +131,6 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	conn->local_applying = false;
 }
 
-/* Wake a sender waiting for window; it may be woken for nothing. */
-static void sdp_local_wake_writer(struct sdp_sock *ssk)
-{
-	sdp_wake_space(&ssk->sk);
-}
-
 /* Under the link lock: what the peer holds of @ssk's is @unread.  The
  * part beyond the peer's receive buffer is, as TCP would have it, still
  * in our send queue: not acked (SIOCOUTQ, SO_LINGER, FIN_WAIT1).
@@ -196,7 +190,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 	if (sender) {
 		sdp_local_unread(sender, sender->tx_local_unread - cost);
 		if (sender->tx_local_unread <= sender->tx_local_limit / 2)
-			sdp_local_wake_writer(sender);
+			sdp_wake_space(&sender->sk);
 		if (other->fin_wait && !sdp_local_fin_unacked(sender)) {
 			other->fin_wait = false;
 			other->fin_acked = true;
@@ -270,7 +264,7 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 	return 0;
 }
 
-/* Send the held message, if any. */
+/* Send the held message, if any (an empty one is dropped). */
 static int sdp_local_push_held(struct sdp_sock *ssk)
 {
 	struct sdp_buf *buf = ssk->conn->local_held;
@@ -278,6 +272,10 @@ static int sdp_local_push_held(struct sdp_sock *ssk)
 	if (!buf)
 		return 0;
 	ssk->conn->local_held = NULL;
+	if (!buf->len) {
+		sdp_local_buf_free(ssk, buf);
+		return 0;
+	}
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued - buf->len);
 	return sdp_local_deliver(ssk, buf, false, NULL);
 }
@@ -311,8 +309,8 @@ void sdp_local_flush(struct sdp_sock *ssk, bool push)
 		sdp_disconn_done(ssk);
 }
 
-/* Bytes the window still takes: the peer's SO_RCVBUF less what it has
- * not read and what we hold.
+/* Bytes the window (sdp_local_limits()) still takes: less what the peer
+ * has not read and what we hold.
  */
 static long sdp_local_room(const struct sdp_sock *ssk)
 {
@@ -452,8 +450,13 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 		buf->len += c;
 		WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + c);
 		s->copied += c;
-		if (c != n)
+		if (c != n) {
+			/* what was copied goes, as the send returns it */
+			sdp_local_flush(ssk, false);
+			if (ssk->conn->local_held)
+				sdp_cork_timer_arm(ssk);
 			return -EFAULT;
+		}
 		if ((s->flags & MSG_OOB) && !msg_data_left(msg)) {
 			/* the last byte of this send is urgent */
 			buf->flags = SDP_OOB_PRES;
