@@ -15,6 +15,7 @@
  */
 #include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/netlink.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/in.h>
@@ -407,10 +408,14 @@ static int __init sdp_init(void)
 	if (err)
 		goto err_proc;
 
+	err = sdp_diag_init();
+	if (err)
+		goto err_dev;
+
 	err = sock_register(&sdp_inet_family);
 	if (err) {
 		pr_err("ib_sdp: family %d is taken (%d)\n", sdp_af_inet, err);
-		goto err_dev;
+		goto err_diag;
 	}
 
 	err = sock_register(&sdp_inet6_family);
@@ -422,6 +427,8 @@ static int __init sdp_init(void)
 
 err_inet:
 	sock_unregister(sdp_af_inet);
+err_diag:
+	sdp_diag_exit();
 err_dev:
 	sdp_dev_exit();
 err_proc:
@@ -437,6 +444,7 @@ static void __exit sdp_exit(void)
 {
 	sock_unregister(sdp_af_inet6);
 	sock_unregister(sdp_af_inet);
+	sdp_diag_exit();
 	sdp_dev_exit();
 	sdp_proc_exit();
 	proto_unregister(&sdp_proto);
@@ -452,3 +460,6 @@ MODULE_LICENSE("GPL");
 MODULE_VERSION(SDP_MODULE_VERSION);
 MODULE_ALIAS_NETPROTO(AF_INET_SDP);
 MODULE_ALIAS_NETPROTO(AF_INET6_SDP);
+/* sock_diag asks for the handler of a family no one has registered */
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG, AF_INET_SDP);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG, AF_INET6_SDP);

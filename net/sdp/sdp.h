@@ -109,6 +109,12 @@ struct sdp_conn_stats {
 	u32	data_segs_out, data_segs_in;	/* Data messages with payload */
 	u32	srtt_us, rttvar_us, min_rtt_us;	/* post to send completion */
 	unsigned long last_data_sent, last_data_recv, last_recv; /* jiffies */
+	/* by path, for sock_diag (sdp_diag.c) */
+	u64	zc_write_sent;		/* RDMA-written into a SinkAvail */
+	u64	zc_read_recv;		/* RDMA-read from SrcAvails */
+	u64	zc_sink_recv;		/* written into our SinkAvail */
+	u64	local_sink_recv;	/* local: copied into our buffer */
+	u32	credit_stalls;
 };
 
 /* A registered buffer: a receive buffer, a send buffer or a control send. */
@@ -386,6 +392,7 @@ struct sdp_sock {
 	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
 						 * us allocate is charged there
 						 */
+	atomic_long_t		buf_bytes;	/* buffer memory held (sdp_mem.c) */
 
 	/* the connection: see struct sdp_conn */
 	const struct sdp_transport *tp;	/* its transport; READ_ONCE in poll */
@@ -749,6 +756,7 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 int sdp_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
+void sdp_tcp_info(struct sdp_sock *ssk, struct tcp_info *info);
 
 /* sdp_tx.c */
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
@@ -776,5 +784,11 @@ int sdp_proc_init(void);
 void sdp_proc_exit(void);
 int sdp_sock_list_add(struct sdp_sock *ssk);
 void sdp_sock_list_del(struct sdp_sock *ssk);
+extern const char * const sdp_mib_names[SDP_MIB_MAX];
+u64 sdp_mib_read(struct net *net, int i);
+
+/* sdp_diag.c */
+int sdp_diag_init(void);
+void sdp_diag_exit(void);
 
 #endif /* _SDP_H */

@@ -50,6 +50,7 @@ void sdp_local_sink_account(struct sdp_sock *ssk, size_t n)
 	SDP_ADD_STATS(net, SDP_MIB_LOCAL_RX_BYTES, n);
 	SDP_ADD_STATS(net, SDP_MIB_LOCAL_SINK_BYTES, n);
 	ssk->conn->st.bytes_received += n;
+	ssk->conn->st.local_sink_recv += n;
 	ssk->conn->st.data_segs_in++;
 	ssk->conn->st.last_data_recv = jiffies;
 	ssk->conn->st.last_recv = jiffies;

@@ -79,6 +79,7 @@ static atomic_long_t sdp_buf_total = ATOMIC_LONG_INIT(0);
 void sdp_buf_account(struct sdp_sock *ssk, long bytes)
 {
 	atomic_long_add(bytes, &sdp_buf_total);
+	atomic_long_add(bytes, &ssk->buf_bytes);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_BUF_BYTES, bytes);
 }
 

@@ -37,7 +37,7 @@ void sdp_sock_list_del(struct sdp_sock *ssk)
 	xa_erase_bh(&sdp_net(sock_net(&ssk->sk))->socks, ssk->proc_id);
 }
 
-static const char * const sdp_mib_names[SDP_MIB_MAX] = {
+const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_ACTIVE_OPENS]		= "ActiveOpens",
 	[SDP_MIB_PASSIVE_OPENS]		= "PassiveOpens",
 	[SDP_MIB_CONN_REFUSED]		= "ConnRefused",
@@ -99,19 +99,26 @@ static const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_LOCAL_SINK_BYTES]	= "LocalSinkBytes",
 };
 
+/* Counter @i of @net, summed over the CPUs. */
+u64 sdp_mib_read(struct net *net, int i)
+{
+	struct sdp_net *sn = sdp_net(net);
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(sn->stats, cpu)->mib[i];
+	return sum;
+}
+
 static int sdp_stats_show(struct seq_file *seq, void *v)
 {
 	struct net *net = seq_file_single_net(seq);
-	struct sdp_net *sn = sdp_net(net);
-	int i, cpu;
+	int i;
 
-	for (i = 0; i < SDP_MIB_MAX; i++) {
-		u64 sum = 0;
-
-		for_each_possible_cpu(cpu)
-			sum += per_cpu_ptr(sn->stats, cpu)->mib[i];
-		seq_printf(seq, "%s %llu\n", sdp_mib_names[i], sum);
-	}
+	for (i = 0; i < SDP_MIB_MAX; i++)
+		seq_printf(seq, "%s %llu\n", sdp_mib_names[i],
+			   sdp_mib_read(net, i));
 	return 0;
 }
 

@@ -236,6 +236,17 @@ static void sdp_info_stream(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_notsent_bytes = ssk->tx_queued;
 }
 
+/* TCP_INFO of a locked socket (getsockopt, sock_diag). */
+void sdp_tcp_info(struct sdp_sock *ssk, struct tcp_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->tcpi_state = ssk->sk.sk_state;
+	if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags)) {
+		sdp_info_stream(ssk, info);
+		ssk->tp->info(ssk, info);
+	}
+}
+
 static int sdp_getsockopt_tcp(struct sdp_sock *ssk, int optname, int *val)
 {
 	switch (optname) {
@@ -312,12 +323,7 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 
 	lock_sock(sk);
 	if (level == SOL_TCP && optname == TCP_INFO) {
-		memset(&info, 0, sizeof(info));
-		info.tcpi_state = sk->sk_state;
-		if (test_bit(SDP_F_WAS_CONNECTED, &ssk->flags)) {
-			sdp_info_stream(ssk, &info);
-			ssk->tp->info(ssk, &info);
-		}
+		sdp_tcp_info(ssk, &info);
 		release_sock(sk);
 		len = min_t(unsigned int, len, sizeof(info));
 		if (put_user(len, optlen) || copy_to_user(optval, &info, len))

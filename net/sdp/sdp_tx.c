@@ -241,6 +241,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		}
 		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
+			conn->st.credit_stalls++;
 			sdp_win_wait(ssk);
 			break;
 		}

@@ -165,6 +165,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 		}
 		good += rw->len;
 	}
+	ssk->conn->st.zc_read_recv += good;
 	zc->fetching = false;
 	adv->zc_addr += good;
 	adv->zc_len -= good;

@@ -247,6 +247,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	iov_iter_revert(&msg->msg_iter, n - wrote);
 	if (wrote)
 		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
+	ssk->conn->st.zc_sink_recv += wrote;
 	return wrote;
 }
 
@@ -457,5 +458,6 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 		}
 	} while (!last);
 	SDP_ADD_STATS(sock_net(sk), SDP_MIB_TX_ZC_WRITE_BYTES, good);
+	conn->st.zc_write_sent += good;
 	return good;
 }
