@@ -73,6 +73,7 @@
 #include <uapi/linux/sdp.h>
 
 #include "sdp_wire.h"
+#include "sdp_trace.h"
 
 #define SDP_MODULE_VERSION	"0.3.0"
 
@@ -786,6 +787,17 @@ int sdp_sock_list_add(struct sdp_sock *ssk);
 void sdp_sock_list_del(struct sdp_sock *ssk);
 extern const char * const sdp_mib_names[SDP_MIB_MAX];
 u64 sdp_mib_read(struct net *net, int i);
+
+/* sdp_trace.c: every state change goes through sdp_set_state() */
+void sdp_trace_state(struct sock *sk, int old, int new);
+
+static inline void sdp_set_state(struct sock *sk, int state)
+{
+	if (trace_sdp_state_enabled() || trace_sdp_connect_enabled() ||
+	    trace_sdp_close_enabled())
+		sdp_trace_state(sk, sk->sk_state, state);
+	sk->sk_state = state;
+}
 
 /* sdp_diag.c */
 int sdp_diag_init(void);

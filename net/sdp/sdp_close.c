@@ -119,9 +119,9 @@ void sdp_shutdown_send(struct sdp_sock *ssk)
 		return;
 	__set_bit(SDP_F_DISCONN_PEND, &ssk->flags);
 	if (sk->sk_state == TCP_ESTABLISHED)
-		sk->sk_state = TCP_FIN_WAIT1;
+		sdp_set_state(sk, TCP_FIN_WAIT1);
 	else if (sk->sk_state == TCP_CLOSE_WAIT)
-		sk->sk_state = TCP_LAST_ACK;
+		sdp_set_state(sk, TCP_LAST_ACK);
 	ssk->tp->flush(ssk, false);
 }
 
@@ -145,7 +145,7 @@ void sdp_close_if_done(struct sdp_sock *ssk)
 	    ssk->zc_src_count || ssk->conn->zc_rx_count ||
 	    sk->sk_state == TCP_CLOSE)
 		return;
-	sk->sk_state = TCP_CLOSE;
+	sdp_set_state(sk, TCP_CLOSE);
 	sdp_conn_queue_teardown(ssk);
 	sk->sk_state_change(sk);
 }
@@ -157,7 +157,7 @@ void sdp_disconn_done(struct sdp_sock *ssk)
 
 	__set_bit(SDP_F_DISCONN_DONE, &ssk->flags);
 	if (sk->sk_state == TCP_FIN_WAIT1)
-		sk->sk_state = TCP_FIN_WAIT2;
+		sdp_set_state(sk, TCP_FIN_WAIT2);
 	sk->sk_state_change(sk);
 	sdp_close_if_done(ssk);
 }
@@ -205,7 +205,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	 * by connect(AF_UNSPEC)): the shutdown state is as that left it.
 	 */
 	if (sk->sk_state != TCP_CLOSE) {
-		sk->sk_state = TCP_CLOSE;
+		sdp_set_state(sk, TCP_CLOSE);
 		WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	}
 	timer_refs = sdp_timers_cancel(ssk);
@@ -284,16 +284,17 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 	if (!test_bit(SDP_F_RESET, &ssk->flags) &&
 	    sk->sk_state != TCP_CLOSE)
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
+	trace_sdp_abort(sk, err, send_abort && sdp_conn_usable(ssk));
 	__set_bit(SDP_F_RESET, &ssk->flags);
 	if (send_abort && sdp_conn_usable(ssk))
 		ssk->tp->reset(ssk);
-	sk->sk_state = TCP_CLOSE;
+	if (err)	/* before the state: sdp_close's event reports it */
+		WRITE_ONCE(sk->sk_err, err);
+	sdp_set_state(sk, TCP_CLOSE);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sdp_conn_queue_teardown(ssk);
-	if (err) {
-		WRITE_ONCE(sk->sk_err, err);
+	if (err)
 		sk_error_report(sk);
-	}
 	sk->sk_state_change(sk);
 }
 

@@ -131,7 +131,7 @@ static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
  * Counted and logged if bad; nothing is allocated for a request before
  * its Hello passed.
  */
-static int sdp_hello_check(struct net *net, const void *data, u8 len, u8 mid)
+static int sdp_hello_check(struct sock *sk, const void *data, u8 len, u8 mid)
 {
 	const struct sdp_hello *h = data;
 	u32 bufs, rcv_size;
@@ -147,7 +147,9 @@ static int sdp_hello_check(struct net *net, const void *data, u8 len, u8 mid)
 		goto bad;
 	return 0;
 bad:
-	SDP_INC_STATS(net, SDP_MIB_HELLO_ERRORS);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_HELLO_ERRORS);
+	trace_sdp_proto_error(sk, mid == SDP_MID_HELLO ? "bad Hello" :
+			      "bad HelloAck", len);
 	net_warn_ratelimited("ib_sdp: bad %s, connection refused\n",
 			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
 	return -EPROTO;
@@ -198,9 +200,9 @@ void sdp_connect_failed(struct sdp_sock *ssk, int err)
 	if (err == ENODEV || err == EHOSTUNREACH || err == ENETUNREACH)
 		ssk->last_bind_err = err;
 	__set_bit(SDP_F_RESET, &ssk->flags);
-	sk->sk_state = TCP_CLOSE;
-	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);	/* as tcp_done() */
 	WRITE_ONCE(sk->sk_err, err);
+	sdp_set_state(sk, TCP_CLOSE);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);	/* as tcp_done() */
 	sdp_conn_queue_teardown(ssk);
 	sk_error_report(sk);
 	sk->sk_state_change(sk);
@@ -232,7 +234,7 @@ static void sdp_active_established(struct sdp_sock *ssk,
 
 	if (sk->sk_state != TCP_SYN_SENT)
 		return;
-	if (sdp_hello_check(sock_net(sk), ev->param.conn.private_data,
+	if (sdp_hello_check(sk, ev->param.conn.private_data,
 			    ev->param.conn.private_data_len,
 			    SDP_MID_HELLO_ACK)) {
 		sdp_connect_failed(ssk, EPROTO);
@@ -241,7 +243,7 @@ static void sdp_active_established(struct sdp_sock *ssk,
 	sdp_hello_take(ssk, ev->param.conn.private_data);
 	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
 	sdp_addr_snapshot(ssk);
-	sk->sk_state = TCP_ESTABLISHED;
+	sdp_set_state(sk, TCP_ESTABLISHED);
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_ACTIVE_OPENS);
 	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
 	sdp_rx_early(ssk);
@@ -287,7 +289,7 @@ static int sdp_child_established(struct sock *child)
 	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
 	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
 	if (child->sk_state == TCP_SYN_RECV) {
-		child->sk_state = TCP_ESTABLISHED;
+		sdp_set_state(child, TCP_ESTABLISHED);
 		sdp_ka_reset(cssk, sock_flag(child, SOCK_KEEPOPEN));
 	} else {
 		/* reset by what the peer sent before the CM had the RTU:
@@ -449,7 +451,7 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	cssk->cm_id = id;
 	__set_bit(SDP_F_ID_USED, &cssk->flags);
 	__set_bit(SDP_F_EMBRYO, &cssk->flags);
-	child->sk_state = TCP_SYN_RECV;
+	sdp_set_state(child, TCP_SYN_RECV);
 
 	sdp_addr_snapshot(cssk);
 	err = sdp_conn_create(cssk, id);
@@ -479,7 +481,7 @@ err_child:
 	cssk->cm_id = NULL;
 	cssk->parent = NULL;
 	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
-	child->sk_state = TCP_CLOSE;
+	sdp_set_state(child, TCP_CLOSE);
 	release_sock(child);
 	sock_orphan(child);
 	sock_put(child);	/* sdp_sk_alloc()'s: frees it */
@@ -605,7 +607,7 @@ static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int err;
 
-	err = sdp_hello_check(sock_net(sk), ev->param.conn.private_data,
+	err = sdp_hello_check(sk, ev->param.conn.private_data,
 			      ev->param.conn.private_data_len, SDP_MID_HELLO);
 	if (err)
 		goto refuse;
@@ -645,8 +647,8 @@ static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
 		ssk->cm_id = NULL;
 		ret = 1;	/* rdma_cm destroys the id */
 		if (sk->sk_state != TCP_CLOSE) {
-			sk->sk_state = TCP_CLOSE;
 			WRITE_ONCE(sk->sk_err, ENETDOWN);
+			sdp_set_state(sk, TCP_CLOSE);
 			sk_error_report(sk);
 		}
 		sk->sk_state_change(sk);
@@ -1010,7 +1012,7 @@ int sdp_listen(struct socket *sock, int backlog)
 	__set_bit(SDP_F_BOUND, &ssk->flags);
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	sdp_addr_snapshot(ssk);
-	sk->sk_state = TCP_LISTEN;
+	sdp_set_state(sk, TCP_LISTEN);
 	sdp_local_listen(ssk);
 out:
 	release_sock(sk);
@@ -1032,7 +1034,7 @@ void sdp_listen_stop(struct sock *sk)
 	lock_sock(sk);
 	sdp_local_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
-		sk->sk_state = TCP_CLOSE;
+		sdp_set_state(sk, TCP_CLOSE);
 	list_splice_init(&ssk->accept_queue, &queue);
 	WRITE_ONCE(ssk->accept_count, 0);
 	list_splice_init(&ssk->pending_reqs, &pending);
@@ -1248,7 +1250,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 			ssk->last_bind_err = -err;
 			goto out;
 		}
-		sk->sk_state = TCP_SYN_SENT;
+		sdp_set_state(sk, TCP_SYN_SENT);
 		sock->state = SS_CONNECTING;
 		err = -EINPROGRESS;
 		break;

@@ -248,7 +248,7 @@ static int sdp_local_child(struct sock *sk, struct sdp_sock *client)
 	sdp_child_inherit(child, sk);
 	err = sdp_local_pair(client, child);
 	if (err) {
-		child->sk_state = TCP_CLOSE;
+		sdp_set_state(child, TCP_CLOSE);
 		sock_orphan(child);
 		sock_put(child);	/* sdp_sk_alloc()'s: frees it */
 		return err;
@@ -297,7 +297,7 @@ static int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
 	sock_hold(sk);		/* the request's */
 	list_add_tail(&req->node, &ssk->pending_reqs);
 	ssk->pending_count++;
-	client->sk.sk_state = TCP_SYN_SENT;
+	sdp_set_state(&client->sk, TCP_SYN_SENT);
 	err = 0;
 out:
 	release_sock(sk);
@@ -354,7 +354,7 @@ int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	if (ls)
 		sock_put(ls);
 	if (err == -ECONNREFUSED) {
-		sk->sk_state = TCP_SYN_SENT;	/* and refused at once */
+		sdp_set_state(sk, TCP_SYN_SENT);	/* and refused at once */
 		sdp_connect_failed(ssk, ECONNREFUSED);
 		return 0;
 	}
@@ -387,7 +387,7 @@ static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
 	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
 	sock_hold(sk);	/* the connection's; put in sdp_conn_teardown() */
-	sk->sk_state = TCP_ESTABLISHED;
+	sdp_set_state(sk, TCP_ESTABLISHED);
 	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
 }
 

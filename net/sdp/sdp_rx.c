@@ -85,6 +85,7 @@ static void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val)
 	struct rdma_cm_id *id = ssk->cm_id;
 
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_PROTO_ERRORS);
+	trace_sdp_proto_error(sk, what, val);
 	if (id)
 		net_warn_ratelimited("ib_sdp: protocol error from %pISpc: %s (%u), connection aborted\n",
 				     &id->route.addr.dst_addr, what, val);
@@ -270,10 +271,10 @@ void sdp_rx_disconn(struct sdp_sock *ssk)
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | RCV_SHUTDOWN);
 	switch (sk->sk_state) {
 	case TCP_ESTABLISHED:
-		sk->sk_state = TCP_CLOSE_WAIT;
+		sdp_set_state(sk, TCP_CLOSE_WAIT);
 		break;
 	case TCP_FIN_WAIT1:
-		sk->sk_state = TCP_CLOSING;
+		sdp_set_state(sk, TCP_CLOSING);
 		break;
 	}
 	sk->sk_state_change(sk);

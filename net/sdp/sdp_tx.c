@@ -242,6 +242,8 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			conn->st.credit_stalls++;
+			trace_sdp_credit_stall(&ssk->sk, ssk->tx_queued,
+					       conn->tx_inflight);
 			sdp_win_wait(ssk);
 			break;
 		}
@@ -503,6 +505,7 @@ static int sdp_zc_uarg(struct sdp_sock *ssk, size_t size,
 			return -ENOBUFS;
 		uarg_to_msgzc(uarg)->zerocopy = 0;
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+		trace_sdp_zcopy(sk, "fallback-optmem", size);
 	}
 	*uargp = uarg;
 	return 0;
@@ -525,6 +528,8 @@ static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		if (err == -ENOBUFS) {
 			/* no MRs, or past RLIMIT_MEMLOCK: copy the rest */
 			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+			trace_sdp_zcopy(sk, "fallback-no-mr",
+					msg_data_left(msg));
 			*no_zc = true;
 			return 0;
 		}

@@ -40,6 +40,7 @@ int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if (conn->zc_rx_count >= SDP_ZC_REGS)
 		return -E2BIG;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_SRCAVAIL);
+	trace_sdp_zcopy(sk, "rx-srcavail", len);
 	buf->mid = SDP_MID_SRC_AVAIL;
 	buf->flags = 0;
 	buf->zc_addr = be64_to_cpu(a->addr);
@@ -60,6 +61,7 @@ int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
 void sdp_zc_rx_cancel(struct sdp_sock *ssk)
 {
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_ZC_CANCELS);
+	trace_sdp_zcopy(&ssk->sk, "rx-srcavail-cancel", ssk->conn->zc_rx_count);
 	if (!ssk->conn->zc_rx_count)
 		return;	/* read already: our RdmaRdCompl answers it */
 	__set_bit(SDP_F_ZC_HURRY, &ssk->flags);
@@ -166,6 +168,7 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
 		good += rw->len;
 	}
 	ssk->conn->st.zc_read_recv += good;
+	trace_sdp_zcopy(sk, "read", good);
 	zc->fetching = false;
 	adv->zc_addr += good;
 	adv->zc_len -= good;

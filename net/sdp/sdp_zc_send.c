@@ -113,6 +113,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	conn->zc_adv_total += n;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
+	trace_sdp_zcopy(&ssk->sk, "srcavail", n);
 	*sent = n;
 	sdp_win_wait(ssk);	/* on the peer to read it */
 	sdp_tx_flush(ssk);
@@ -181,6 +182,7 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 
 	/* interrupted: the pages stay the peer's until it settles */
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_CANCELS);
+	trace_sdp_zcopy(sk, "srcavail-cancel", ssk->zc_src_bytes);
 	ssk->conn->zc_cancel = true;
 	sdp_tx_flush(ssk);
 	while (ssk->zc_src_count && sdp_conn_usable(ssk) && grace > 0) {
@@ -211,6 +213,7 @@ int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 	if (!zc || !size || conn->zc_read_total + size > conn->zc_adv_posted)
 		return -EPROTO;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
+	trace_sdp_zcopy(&ssk->sk, "rdcompl", size);
 	conn->zc_read_total += size;
 	sdp_win_progress(ssk);
 

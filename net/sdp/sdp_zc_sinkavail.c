@@ -147,6 +147,7 @@ static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 	zc->sink_state = SDP_ZC_SINK_CANCEL;
 	ssk->conn->zc_sink_cancel = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
+	trace_sdp_zcopy(sk, "sinkavail-cancel", 0);
 	sdp_tx_flush(ssk);
 	while (!sdp_zc_sink_settled(ssk, NULL) && grace > 0) {
 		release_sock(sk);
@@ -209,8 +210,10 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 			    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE);
 	if (n < 0) {
 		reg->sink = false;
-		if (n == -ENOBUFS)
+		if (n == -ENOBUFS) {
 			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
+			trace_sdp_zcopy(sk, "fallback-no-mr", 0);
+		}
 		return n == -EFAULT ? n : -EOPNOTSUPP;
 	}
 	zc->sink = reg;
@@ -222,6 +225,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	zc->sink_wrote = 0;
 	ssk->conn->zc_sinkavail = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
+	trace_sdp_zcopy(sk, "sinkavail", n);
 	sdp_tx_flush(ssk);
 
 	/* the peer writes, or data comes another way, or we give up */
@@ -248,6 +252,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	if (wrote)
 		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
 	ssk->conn->st.zc_sink_recv += wrote;
+	trace_sdp_zcopy(sk, "sink-filled", wrote);
 	return wrote;
 }
 
@@ -459,5 +464,6 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 	} while (!last);
 	SDP_ADD_STATS(sock_net(sk), SDP_MIB_TX_ZC_WRITE_BYTES, good);
 	conn->st.zc_write_sent += good;
+	trace_sdp_zcopy(sk, "write", good);
 	return good;
 }

@@ -412,6 +412,8 @@ static void sdp_zc_refused(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		return;
 	}
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_PROTO_ERRORS);
+	trace_sdp_proto_error(&ssk->sk, read ? "RDMA READ refused" :
+			      "RDMA WRITE refused", status);
 	net_warn_ratelimited("ib_sdp: RDMA %s refused by the peer (%s), connection aborted\n",
 			     read ? "READ" : "WRITE", ib_wc_status_msg(status));
 	sdp_conn_abort(ssk, ECONNRESET, true);
