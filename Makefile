@@ -11,6 +11,8 @@
 #                       seeds (default 20) of MESSAGES messages (5000)
 #   make demo           deps + build + boot the test bed and show ib_sdp
 #   make checkpatch     checkpatch --strict on the kernel sources
+#   make deb            Debian packages (ib-sdp-dkms, libsdp1, sdp-utils)
+#                       in build/deb/, checked by lintian
 #
 # KVER selects the kernel (default: the newest installed kernel with
 # headers); KDIR its build tree (default /lib/modules/$(KVER)/build).
@@ -24,7 +26,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 export KVER
 
 .PHONY: all module userspace selftests deps install uninstall check check-full demo \
-	bench fuzz checkpatch clean
+	bench fuzz checkpatch deb clean
 
 all: module userspace selftests
 
@@ -66,6 +68,10 @@ check-full:
 	$(MAKE) deps
 	$(MAKE) all
 	FULL=1 testbed/check
+
+# From the files git knows (a fresh copy: nothing built leaks in).
+deb:
+	testbed/make-deb
 
 demo:
 	$(MAKE) deps

@@ -75,7 +75,7 @@
 #include "sdp_wire.h"
 #include "sdp_trace.h"
 
-#define SDP_MODULE_VERSION	"0.3.0"
+#define SDP_MODULE_VERSION	"0.4.0"
 
 #define SDP_TX_SIZE		16	/* data messages in flight per connection */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
