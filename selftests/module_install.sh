@@ -14,8 +14,11 @@ check "module installed under updates/" test -f "/lib/modules/$KVER/updates/ib_s
 check "uapi header installed" test -f /usr/local/include/linux/sdp.h
 check "libsdp.so installed" test -f /usr/local/lib/libsdp.so
 check "sdp_run installed" test -x /usr/local/bin/sdp_run
+check "sdpstat installed" test -x /usr/local/sbin/sdpstat
+check "libsdp.so links to libsdp.so.1" test "$(readlink /usr/local/lib/libsdp.so)" = libsdp.so.1
 check "man pages installed" test -f /usr/local/share/man/man5/libsdp.conf.5 -a \
-	-f /usr/local/share/man/man8/sdp_run.8
+	-f /usr/local/share/man/man8/sdp_run.8 -a -f /usr/local/share/man/man7/sdp.7 -a \
+	-f /usr/local/share/man/man8/sdpstat.8
 check "the example /etc/libsdp.conf installed" cmp -s /etc/libsdp.conf \
 	"$SDP_REPO/userspace/libsdp/libsdp.conf"
 check "the installed sdp_run runs a program with the installed libsdp" \
@@ -35,8 +38,9 @@ for fam in 27 28; do
 done
 
 check "make uninstall" make -s -C "$SDP_REPO" uninstall >/dev/null
-check "libsdp and sdp_run removed" test ! -e /usr/local/lib/libsdp.so -a \
-	! -e /usr/local/bin/sdp_run
+check "libsdp, sdp_run and sdpstat removed" test ! -e /usr/local/lib/libsdp.so -a \
+	! -e /usr/local/lib/libsdp.so.1 -a ! -e /usr/local/bin/sdp_run -a \
+	! -e /usr/local/sbin/sdpstat
 check "/etc/libsdp.conf kept (the administrator's)" test -f /etc/libsdp.conf
 check "modprobe ib_sdp fails once uninstalled" bash -c '! modprobe ib_sdp 2>/dev/null'
 check "socket(27) fails with EAFNOSUPPORT once uninstalled" \

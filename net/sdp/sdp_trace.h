@@ -38,12 +38,7 @@
 		{ TCP_LISTEN, "LISTEN" },			\
 		{ TCP_CLOSING, "CLOSING" })
 
-/* The fields every event has: the socket and its ports. */
-#define SDP_TRACE_SK_FIELDS				\
-	__field(u64, cookie)				\
-	__field(u16, sport)				\
-	__field(u16, dport)
-
+/* Every event has the socket's cookie and ports first. */
 #define SDP_TRACE_SK_ASSIGN(sk)				\
 	do {						\
 		__entry->cookie = sdp_trace_cookie(sk);	\
@@ -52,13 +47,14 @@
 	} while (0)
 
 #define SDP_TRACE_SK_FMT	"cookie=%llu sport=%u dport=%u"
-#define SDP_TRACE_SK_ARGS	__entry->cookie, __entry->sport, __entry->dport
 
 TRACE_EVENT(sdp_state,
 	TP_PROTO(const struct sock *sk, int oldstate, int newstate),
 	TP_ARGS(sk, oldstate, newstate),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__field(int, oldstate)
 		__field(int, newstate)
 	),
@@ -67,7 +63,8 @@ TRACE_EVENT(sdp_state,
 		__entry->oldstate = oldstate;
 		__entry->newstate = newstate;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " %s -> %s", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " %s -> %s", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  sdp_show_state(__entry->oldstate),
 		  sdp_show_state(__entry->newstate))
 );
@@ -76,7 +73,9 @@ TRACE_EVENT(sdp_connect,
 	TP_PROTO(const struct sock *sk, bool active, const char *transport),
 	TP_ARGS(sk, active, transport),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__field(bool, active)
 		__string(transport, transport)
 	),
@@ -85,7 +84,8 @@ TRACE_EVENT(sdp_connect,
 		__entry->active = active;
 		__assign_str(transport, transport);
 	),
-	TP_printk(SDP_TRACE_SK_FMT " %s transport=%s", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " %s transport=%s", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  __entry->active ? "active" : "passive", __get_str(transport))
 );
 
@@ -93,7 +93,9 @@ TRACE_EVENT(sdp_close,
 	TP_PROTO(const struct sock *sk, const char *reason, int err),
 	TP_ARGS(sk, reason, err),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__string(reason, reason)
 		__field(int, err)
 	),
@@ -102,7 +104,8 @@ TRACE_EVENT(sdp_close,
 		__assign_str(reason, reason);
 		__entry->err = err;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " reason=%s err=%d", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " reason=%s err=%d", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  __get_str(reason), __entry->err)
 );
 
@@ -110,7 +113,9 @@ TRACE_EVENT(sdp_abort,
 	TP_PROTO(const struct sock *sk, int err, bool send_abort),
 	TP_ARGS(sk, err, send_abort),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__field(int, err)
 		__field(bool, send_abort)
 	),
@@ -119,7 +124,8 @@ TRACE_EVENT(sdp_abort,
 		__entry->err = err;
 		__entry->send_abort = send_abort;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " err=%d%s", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " err=%d%s", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  __entry->err, __entry->send_abort ? " abort-sent" : "")
 );
 
@@ -127,7 +133,9 @@ TRACE_EVENT(sdp_proto_error,
 	TP_PROTO(const struct sock *sk, const char *check, u32 val),
 	TP_ARGS(sk, check, val),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__string(check, check)
 		__field(u32, val)
 	),
@@ -136,7 +144,8 @@ TRACE_EVENT(sdp_proto_error,
 		__assign_str(check, check);
 		__entry->val = val;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " check=\"%s\" val=%u", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " check=\"%s\" val=%u", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  __get_str(check), __entry->val)
 );
 
@@ -144,7 +153,9 @@ TRACE_EVENT(sdp_credit_stall,
 	TP_PROTO(const struct sock *sk, u32 queued, u32 inflight),
 	TP_ARGS(sk, queued, inflight),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__field(u32, queued)
 		__field(u32, inflight)
 	),
@@ -154,14 +165,17 @@ TRACE_EVENT(sdp_credit_stall,
 		__entry->inflight = inflight;
 	),
 	TP_printk(SDP_TRACE_SK_FMT " queued=%u inflight=%u",
-		  SDP_TRACE_SK_ARGS, __entry->queued, __entry->inflight)
+		  __entry->cookie, __entry->sport,
+		  __entry->dport, __entry->queued, __entry->inflight)
 );
 
 TRACE_EVENT(sdp_zcopy,
 	TP_PROTO(const struct sock *sk, const char *what, u32 len),
 	TP_ARGS(sk, what, len),
 	TP_STRUCT__entry(
-		SDP_TRACE_SK_FIELDS
+		__field(u64, cookie)
+		__field(u16, sport)
+		__field(u16, dport)
 		__string(what, what)
 		__field(u32, len)
 	),
@@ -170,7 +184,8 @@ TRACE_EVENT(sdp_zcopy,
 		__assign_str(what, what);
 		__entry->len = len;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " %s len=%u", SDP_TRACE_SK_ARGS,
+	TP_printk(SDP_TRACE_SK_FMT " %s len=%u", __entry->cookie, __entry->sport,
+		  __entry->dport,
 		  __get_str(what), __entry->len)
 );
 
