@@ -13,6 +13,8 @@
  * an SDP socket exists.  Init registers the RDMA client first and the
  * socket families last; exit undoes it in reverse order.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
@@ -383,7 +385,7 @@ static int __init sdp_init(void)
 
 	if (!sdp_family_valid(sdp_af_inet) || !sdp_family_valid(sdp_af_inet6) ||
 	    sdp_af_inet == sdp_af_inet6) {
-		pr_err("ib_sdp: invalid family numbers %d/%d (1..%d, distinct)\n",
+		pr_err("invalid family numbers %d/%d (1..%d, distinct)\n",
 		       sdp_af_inet, sdp_af_inet6, NPROTO - 1);
 		return -EINVAL;
 	}
@@ -414,13 +416,13 @@ static int __init sdp_init(void)
 
 	err = sock_register(&sdp_inet_family);
 	if (err) {
-		pr_err("ib_sdp: family %d is taken (%d)\n", sdp_af_inet, err);
+		pr_err("family %d is taken (%d)\n", sdp_af_inet, err);
 		goto err_diag;
 	}
 
 	err = sock_register(&sdp_inet6_family);
 	if (err) {
-		pr_err("ib_sdp: family %d is taken (%d)\n", sdp_af_inet6, err);
+		pr_err("family %d is taken (%d)\n", sdp_af_inet6, err);
 		goto err_inet;
 	}
 	return 0;

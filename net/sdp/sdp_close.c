@@ -28,6 +28,8 @@
  * socket (taken in sdp_conn_create()) is dropped at the end of the
  * teardown; the teardown work holds one of its own.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sched/signal.h>
 #include <net/tcp.h>
 

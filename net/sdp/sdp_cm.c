@@ -26,6 +26,8 @@
  * round) and never destroys its own id: it returns non-zero instead,
  * after which rdma_cm destroys it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
 #include <net/addrconf.h>
@@ -150,7 +152,7 @@ bad:
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_HELLO_ERRORS);
 	trace_sdp_proto_error(sk, mid == SDP_MID_HELLO ? "bad Hello" :
 			      "bad HelloAck", len);
-	net_warn_ratelimited("ib_sdp: bad %s, connection refused\n",
+	net_warn_ratelimited("bad %s, connection refused\n",
 			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
 	return -EPROTO;
 }
@@ -663,7 +665,7 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int ret = 0;
 
-	pr_debug("ib_sdp: sk %p: cm event %s (%d), status %d\n",
+	pr_debug("sk %p: cm event %s (%d), status %d\n",
 		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
 
 	switch (ev->event) {

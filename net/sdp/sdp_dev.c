@@ -11,6 +11,8 @@
  * protection domain (sdp_verbs.c), so that the memory keys it advertises
  * are valid on its own queue pair only.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/slab.h>
 

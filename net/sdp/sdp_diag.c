@@ -13,6 +13,8 @@
  * inet_diag read); the attributes that read the connection (SDP_DIAG_INFO,
  * _TCPINFO, _DEVICE) take the socket lock, in process context.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <net/ipv6.h>

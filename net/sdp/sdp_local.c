@@ -37,6 +37,8 @@
  * goes from the teardown work.  connect() takes the listener's lock with
  * the client's held, never the other way round.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/hashtable.h>
 #include <net/addrconf.h>
 #include <net/ip.h>

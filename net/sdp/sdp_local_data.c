@@ -26,6 +26,8 @@
  * Locks: see sdp_local.c.  sdp_local_apply() runs under the socket lock
  * (owned, or its spinlock with no owner) and never sends.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/highmem.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/signal.h>

@@ -19,6 +19,8 @@
  * the reader's lock), and accounts the bytes itself if apply did not.
  * Only then are the pages unpinned and the offer freed.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>

@@ -44,6 +44,8 @@
  *
  * Everything here runs under the socket lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/log2.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -389,7 +391,7 @@ static void sdp_rx_resize_run(struct sdp_sock *ssk)
 		}
 		list_del_init(&buf->list);
 		if (sdp_post_recv(ssk, buf)) {
-			net_warn_ratelimited("ib_sdp: post recv failed\n");
+			net_warn_ratelimited("post recv failed\n");
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			return;
 		}

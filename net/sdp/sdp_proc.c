@@ -11,6 +11,8 @@
  * /proc/net/sdpstats has one "name value" line per counter; the counters
  * are per-CPU and per namespace.  Documentation/sdp.rst explains each.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>

@@ -31,6 +31,8 @@
  *
  * Everything here runs under the socket lock (see sdp.h).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sched/signal.h>
 #include <net/tcp.h>
 
@@ -74,7 +76,7 @@ void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
 		return;
 	err = sdp_rx_post_or_defer(ssk, buf);
 	if (err) {
-		net_warn_ratelimited("ib_sdp: post recv failed: %d\n", err);
+		net_warn_ratelimited("post recv failed: %d\n", err);
 		sdp_conn_abort(ssk, ECONNRESET, false);
 	}
 }
@@ -87,10 +89,10 @@ static void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val)
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_PROTO_ERRORS);
 	trace_sdp_proto_error(sk, what, val);
 	if (id)
-		net_warn_ratelimited("ib_sdp: protocol error from %pISpc: %s (%u), connection aborted\n",
+		net_warn_ratelimited("protocol error from %pISpc: %s (%u), connection aborted\n",
 				     &id->route.addr.dst_addr, what, val);
 	else
-		net_warn_ratelimited("ib_sdp: protocol error: %s (%u), connection aborted\n",
+		net_warn_ratelimited("protocol error: %s (%u), connection aborted\n",
 				     what, val);
 	sdp_conn_abort(ssk, ECONNRESET, true);
 }
@@ -332,7 +334,7 @@ void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if (buf->status != IB_WC_SUCCESS) {
 		if (buf->status != IB_WC_WR_FLUSH_ERR) {
 			SDP_INC_STATS(net, SDP_MIB_CQ_ERRORS);
-			net_dbg_ratelimited("ib_sdp: receive completion error %s\n",
+			net_dbg_ratelimited("receive completion error %s\n",
 					    ib_wc_status_msg(buf->status));
 			sdp_conn_abort(ssk, ECONNRESET, false);
 		} else {

@@ -10,6 +10,8 @@
  * connection's RDMA service type (rdma_set_service_type()), IPV6_V6ONLY
  * rdma_cm's "afonly".
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <asm/ioctls.h>
 #include <linux/sockios.h>
 #include <net/inet_ecn.h>

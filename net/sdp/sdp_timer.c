@@ -25,6 +25,8 @@
  * reference: the work when it runs, or sdp_timer_cancel() when it
  * cancels a work not yet started.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <net/tcp.h>
 
 #include "sdp.h"
@@ -315,7 +317,7 @@ static bool sdp_win_stalled(const struct sdp_sock *ssk)
 static void sdp_stall_timeout(struct sdp_sock *ssk, const char *what)
 {
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_STALL_TIMEOUTS);
-	net_dbg_ratelimited("ib_sdp: sk %p: %s, connection timed out\n", ssk,
+	net_dbg_ratelimited("sk %p: %s, connection timed out\n", ssk,
 			    what);
 	sdp_conn_abort(ssk, ETIMEDOUT, false);
 }

@@ -3,6 +3,8 @@
  * ib_sdp: the tracepoints' bodies (sdp_trace.h) and the state changes
  * they report.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sock_diag.h>
 
 #include "sdp.h"

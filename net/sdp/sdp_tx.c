@@ -27,6 +27,8 @@
  *
  * Everything here runs under the socket lock (see sdp.h).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sched/signal.h>
 #include <net/tcp.h>
 
@@ -254,7 +256,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		err = sdp_post_send(ssk, buf);
 		if (err) {
 			list_add(&buf->list, &conn->tx_queue);
-			net_warn_ratelimited("ib_sdp: post send failed: %d\n",
+			net_warn_ratelimited("post send failed: %d\n",
 					     err);
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			return;
@@ -343,7 +345,7 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
 		return;
 	default:
 		SDP_INC_STATS(net, SDP_MIB_CQ_ERRORS);
-		net_dbg_ratelimited("ib_sdp: send completion error %s\n",
+		net_dbg_ratelimited("send completion error %s\n",
 				    ib_wc_status_msg(buf->status));
 		sdp_conn_abort(ssk, ECONNRESET, false);
 		return;

@@ -30,6 +30,8 @@
  * replaced or the socket freed, so data received before the teardown can
  * still be read.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -347,7 +349,7 @@ static void sdp_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_COMM_EST)
 		rdma_notify(READ_ONCE(ssk->cm_id), IB_EVENT_COMM_EST);
 	else
-		pr_debug("ib_sdp: sk %p: QP event %s\n", ssk,
+		pr_debug("sk %p: QP event %s\n", ssk,
 			 ib_event_msg(ev->event));
 }
 

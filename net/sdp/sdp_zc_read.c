@@ -17,6 +17,8 @@
  *
  * Everything runs under the socket lock; the READ waits drop it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/uio.h>
@@ -102,7 +104,7 @@ static int sdp_zc_fetch_post(struct sdp_sock *ssk, struct sdp_zc *zc,
 				   adv->zc_addr + pos, adv->zc_rkey);
 		if (n < 0 && rw->stuck) {
 			/* what it uses goes after the teardown's drain */
-			net_warn_ratelimited("ib_sdp: RDMA READ posted in part (%d), connection reset\n",
+			net_warn_ratelimited("RDMA READ posted in part (%d), connection reset\n",
 					     n);
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			return posted + 1;

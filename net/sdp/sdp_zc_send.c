@@ -18,6 +18,8 @@
  *
  * Everything runs under the socket lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/sched/signal.h>
 #include <linux/uio.h>
 
@@ -194,7 +196,7 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 	}
 	if (ssk->zc_src_count && sdp_conn_usable(ssk)) {
 		if (grace >= 0)	/* else a fatal signal: no need to say */
-			net_warn_ratelimited("ib_sdp: peer did not settle a cancelled SrcAvail, connection reset\n");
+			net_warn_ratelimited("peer did not settle a cancelled SrcAvail, connection reset\n");
 		sdp_conn_abort(ssk, ECONNRESET, true);
 	}
 	return err;

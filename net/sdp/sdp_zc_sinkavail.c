@@ -18,6 +18,8 @@
  *
  * Everything runs under the socket lock; the RDMA waits drop it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/uio.h>
@@ -158,7 +160,7 @@ static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 	}
 	if (!sdp_zc_sink_settled(ssk, NULL)) {
 		if (grace >= 0)
-			net_warn_ratelimited("ib_sdp: peer did not answer a SinkAvailCancel, connection reset\n");
+			net_warn_ratelimited("peer did not answer a SinkAvailCancel, connection reset\n");
 		sdp_conn_abort(ssk, ECONNRESET, true);
 	}
 }
@@ -365,7 +367,7 @@ static int sdp_zc_write_batch(struct sdp_sock *ssk, struct sdp_zc *zc,
 				   ssk->conn->zc_peer_sink.rkey);
 		if (n < 0 && rw->stuck) {
 			/* what it uses goes after the teardown's drain */
-			net_warn_ratelimited("ib_sdp: RDMA WRITE posted in part (%d), connection reset\n",
+			net_warn_ratelimited("RDMA WRITE posted in part (%d), connection reset\n",
 					     n);
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			*stop = true;

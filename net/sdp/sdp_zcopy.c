@@ -31,6 +31,8 @@
  * Everything runs under the socket lock; the RDMA waits drop it.
  * Completions arrive through sdp_cq_done() like every other.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -407,14 +409,14 @@ static void sdp_zc_refused(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 	bool read = rw->dir == DMA_FROM_DEVICE;
 
 	if (read && test_bit(SDP_F_ZC_HURRY, &ssk->flags)) {
-		net_dbg_ratelimited("ib_sdp: RDMA READ refused after the peer's SrcAvailCancel: reset\n");
+		net_dbg_ratelimited("RDMA READ refused after the peer's SrcAvailCancel: reset\n");
 		sdp_conn_abort(ssk, ECONNRESET, false);
 		return;
 	}
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_PROTO_ERRORS);
 	trace_sdp_proto_error(&ssk->sk, read ? "RDMA READ refused" :
 			      "RDMA WRITE refused", status);
-	net_warn_ratelimited("ib_sdp: RDMA %s refused by the peer (%s), connection aborted\n",
+	net_warn_ratelimited("RDMA %s refused by the peer (%s), connection aborted\n",
 			     read ? "READ" : "WRITE", ib_wc_status_msg(status));
 	sdp_conn_abort(ssk, ECONNRESET, true);
 }
