@@ -80,8 +80,16 @@ check_eq "TxBytes = RxBytes = 48 MiB each way + the 16-byte stream header" \
 	"$(sdp_tx_bytes) $(sdp_rx_bytes)"
 check_eq "TxData = RxData" "$(sdp_stat TxData)" "$(sdp_stat RxData)"
 check_eq "a DisConn each way, both ends" "2 2" "$(sdp_stat TxDisConn) $(sdp_stat RxDisConn)"
-check "credit updates sent and received alike" \
-	test "$(sdp_stat TxCreditUpdate)" = "$(sdp_stat RxCreditUpdate)"
+# Credit updates: every one received was sent; a few sent may be lost.
+# The writer tears its end down as soon as its DisConn is acknowledged,
+# while the reader may not have handled that DisConn yet and still frees
+# buffers as it reads the last data: the updates it posts then reach a QP
+# that is gone (as a TCP window update after the peer's close).  Each
+# update frees two buffers or more, so one end loses at most half its
+# ring (sdp_rx_size 8 -> 4), and both ends of the connection at most 8.
+tx=$(sdp_stat TxCreditUpdate) rx=$(sdp_stat RxCreditUpdate)
+check "credit updates: received <= sent <= received + 8 ($rx, $tx)" \
+	test "$rx" -le "$tx" -a "$tx" -le $((rx + 8))
 
 # 3000 sockets: every one listed once, numbered 0..2999, whether the file
 # is read at once or in 1000-byte reads (each a new seq_file chunk that

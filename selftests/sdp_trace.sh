@@ -8,7 +8,8 @@
 # sdpstat shows for the socket.  perf lists the events and records them.
 . "$(dirname "$0")/lib.sh"
 
-SDPSTAT=$SDP_REPO/userspace/sdpstat/sdpstat
+# (bounded: a dump that never ended would fail a check, not the suite)
+SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
 addr=$(rxe-up) || exit 1

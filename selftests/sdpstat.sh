@@ -9,13 +9,20 @@
 # over many messages); a 127.0.0.1 connection shows the local transport.
 . "$(dirname "$0")/lib.sh"
 
-SDPSTAT=$SDP_REPO/userspace/sdpstat/sdpstat
+# (bounded: a dump that never ended would fail a check, not the suite)
+SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
 addr=$(rxe-up) || exit 1
 sdp_unload
 sdp_load || exit 1
 port=7460
 
 check_eq "no socket: the header alone" 1 "$($SDPSTAT -a | wc -l)"
+# requests the handler must refuse, with the errno, and a good one
+check_eq "raw request: a good dump, nothing in it" "ok 0" "$(sdp_diag_req.py 27 valid)"
+check_eq "raw request cut short: EINVAL" EINVAL "$(sdp_diag_req.py 27 short)"
+check_eq "raw request with an unknown flag: EINVAL" EINVAL "$(sdp_diag_req.py 27 flags)"
+check_eq "raw request for UDP: EINVAL" EINVAL "$(sdp_diag_req.py 27 protocol)"
+check_eq "raw request without NLM_F_DUMP: EOPNOTSUPP" EOPNOTSUPP "$(sdp_diag_req.py 28 nodump)"
 check "no socket: JSON with an empty list" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d == {"sockets": []}, d' \
 	<<<"$($SDPSTAT -a -j)"
