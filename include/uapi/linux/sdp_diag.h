@@ -114,6 +114,7 @@ struct sdp_diag_info {
 	__u32	retry_count;		/* the QP's transport retries */
 	__u32	rnr_retry;		/* its RNR retries (7 = forever) */
 	__u32	srtt_us;		/* post to send completion */
+	__u32	reserved;		/* 0; the __u64s below are aligned */
 
 	/* memory and bytes by path */
 	__u64	buf_bytes;		/* registered buffer memory held */
