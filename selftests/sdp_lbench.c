@@ -10,6 +10,10 @@
  *	SIZE-byte send()s for SECONDS; the reader acknowledges the end:
  *	prints "bw MB/s" (10^6 bytes per second, as qperf)
  *
+ * With SDP_LBENCH_DIST=1 in the environment, lat also prints each round
+ * trip's distribution: "rtt p50 P p90 P p99 P p999 P max M" (us), and the
+ * round trips over 10 x the median ("slow N"), with the first's index.
+ *
  * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp", or
  * "unix" (an abstract AF_UNIX address named after PORT; ADDR ignored).
  * The server is a child process; both ends run on this host.
@@ -79,6 +83,33 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The round trips' distribution, in microseconds. */
+static void print_dist(double *rtt, long n)
+{
+	double *s = malloc(n * sizeof(*s)), med;
+	long i, slow = 0, first = -1;
+
+	if (!s || !n)
+		return;
+	memcpy(s, rtt, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_dbl);
+	med = s[n / 2];
+	for (i = 0; i < n; i++)
+		if (rtt[i] > 10 * med && slow++ == 0)
+			first = i;
+	printf("rtt p50 %.1f p90 %.1f p99 %.1f p999 %.1f max %.1f slow %ld first %ld\n",
+	       med * 1e6, s[n * 9 / 10] * 1e6, s[n * 99 / 100] * 1e6,
+	       s[n * 999 / 1000] * 1e6, s[n - 1] * 1e6, slow, first);
+	free(s);
 }
 
 static int full(int fd, char *b, size_t n, int rd)
@@ -153,13 +184,23 @@ int main(int argc, char **argv)
 		die("connect");
 	nodelay(fd, f);
 	if (lat) {
-		double t = now();
+		double t = now(), t0 = t, t1;
+		double *rtt = getenv("SDP_LBENCH_DIST") ?
+			      calloc(iters, sizeof(*rtt)) : NULL;
 		long i;
 
-		for (i = 0; i < iters; i++)
+		for (i = 0; i < iters; i++) {
 			if (full(fd, buf, size, 0) || full(fd, buf, size, 1))
 				die("ping-pong");
+			if (rtt) {
+				t1 = now();
+				rtt[i] = t1 - t0;
+				t0 = t1;
+			}
+		}
 		printf("lat %.1f\n", (now() - t) / iters / 2 * 1e6);
+		if (rtt)
+			print_dist(rtt, iters);
 	} else {
 		double t = now(), end = t + iters;
 		unsigned long long bytes = 0;
