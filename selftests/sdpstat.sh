@@ -57,6 +57,8 @@ echo "$info"
 check "-i: RDMA device and port" grep -q "rdma dev rxe0 port 1 " <<<"$info"
 check "-i: credits and buffers" grep -Eq "credits tx [1-9][0-9]* rx [1-9]" <<<"$info"
 check "-i: buffer memory held" grep -Eq "mem [1-9][0-9]* " <<<"$info"
+check "-i: the retry counts the connection was set up with (module default)" \
+	grep -q " retry $(cat /sys/module/ib_sdp/parameters/sdp_retry_count) rnr 7 " <<<"$info"
 
 # bytes: a verified 8 MiB stream each way, then its counts
 sdp_stream server sdp "$addr" $((port + 1)) 1 >/dev/null 2>&1 &

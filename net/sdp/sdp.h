@@ -269,6 +269,8 @@ struct sdp_conn {
 	struct ib_qp		*qp;
 	u32			port_num;
 	u32			max_inline;
+	u8			retry_count;	/* asked of rdma_cm at setup */
+	u8			rnr_retry;
 
 	/* the stall watchdog and keepalive (sdp_timer.c) */
 	u32			tx_wrs;		/* signaled send WRs not completed */

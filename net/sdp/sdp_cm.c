@@ -175,7 +175,8 @@ static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
 	conn->peer_adverts = h->max_adverts;
 }
 
-static void sdp_conn_param(struct rdma_cm_id *id,
+/* Also notes in @conn the retry counts asked for (sock_diag shows them). */
+static void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
 			   struct rdma_conn_param *p, struct sdp_hello *h)
 {
 	memset(p, 0, sizeof(*p));
@@ -187,7 +188,9 @@ static void sdp_conn_param(struct rdma_cm_id *id,
 				   id->device->attrs.max_qp_init_rd_atom);
 	p->flow_control = 1;
 	p->retry_count = clamp(READ_ONCE(sdp_retry_count), 0, 7);
-	p->rnr_retry_count = 7;
+	p->rnr_retry_count = 7;	/* the peer's receives: wait for ever */
+	conn->retry_count = p->retry_count;
+	conn->rnr_retry = p->rnr_retry_count;
 }
 
 /* Under the socket lock: the attempt to connect failed. */
@@ -223,7 +226,7 @@ static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		return;
 	}
 	sdp_hello_fill(ssk, &hello, SDP_MID_HELLO);
-	sdp_conn_param(id, &param, &hello);
+	sdp_conn_param(id, ssk->conn, &param, &hello);
 	err = rdma_connect_locked(id, &param);
 	if (err)
 		sdp_connect_failed(ssk, -err);
@@ -462,7 +465,7 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
 	id->context = child;
 	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
-	sdp_conn_param(id, &param, &ack);
+	sdp_conn_param(id, cssk->conn, &param, &ack);
 	param.responder_resources = min(param.responder_resources, idepth);
 	param.initiator_depth = min(param.initiator_depth, rres);
 	err = rdma_accept(id, &param);

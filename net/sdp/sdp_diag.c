@@ -147,7 +147,6 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 {
 	const struct sdp_conn *conn = ssk->conn;
 	const struct sdp_conn_stats *st = &conn->st;
-	bool rdma = sdp_diag_transport(ssk) == SDP_DIAG_TP_RDMA;
 
 	memset(di, 0, sizeof(*di));
 	di->transport = sdp_diag_transport(ssk);
@@ -155,7 +154,7 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->flags = sdp_diag_flags(ssk);
 	di->port_num = conn->port_num;
 	di->sk_err = READ_ONCE(ssk->sk.sk_err);
-	if (rdma && sdp_conn_usable(ssk))
+	if (di->transport == SDP_DIAG_TP_RDMA && sdp_conn_usable(ssk))
 		di->tx_credits = sdp_tx_credits(ssk);
 	di->rx_credits = sdp_rx_adv(ssk);
 	di->peer_bufs = conn->remote_max_bufs;
@@ -176,10 +175,8 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->tx_wrs = conn->tx_wrs;
 	if (conn->tx_wrs)
 		di->tx_wr_age_ms = jiffies_to_msecs(jiffies - conn->tx_wr_stamp);
-	if (rdma) {
-		di->retry_count = clamp(READ_ONCE(sdp_retry_count), 0, 7);
-		di->rnr_retry = 7;
-	}
+	di->retry_count = conn->retry_count;
+	di->rnr_retry = conn->rnr_retry;
 	di->srtt_us = st->srtt_us;
 	di->buf_bytes = atomic_long_read(&ssk->buf_bytes);
 	di->bytes_sent = st->bytes_sent;
@@ -201,7 +198,6 @@ static int sdp_diag_conn_attrs(struct sk_buff *skb, struct sock *sk, u16 want)
 	struct sdp_diag_info di;
 	struct tcp_info ti;
 	const char *dev = NULL;
-	struct nlattr *a;
 	int err = 0;
 
 	lock_sock(sk);
@@ -218,20 +214,12 @@ static int sdp_diag_conn_attrs(struct sk_buff *skb, struct sock *sk, u16 want)
 	if (err)
 		return err;
 
-	if (want & SDP_DIAG_REQ_INFO) {
-		a = nla_reserve_64bit(skb, SDP_DIAG_INFO, sizeof(di),
-				      SDP_DIAG_NONE);
-		if (!a)
-			return -EMSGSIZE;
-		memcpy(nla_data(a), &di, sizeof(di));
-	}
-	if (want & SDP_DIAG_REQ_TCPINFO) {
-		a = nla_reserve_64bit(skb, SDP_DIAG_TCPINFO, sizeof(ti),
-				      SDP_DIAG_NONE);
-		if (!a)
-			return -EMSGSIZE;
-		memcpy(nla_data(a), &ti, sizeof(ti));
-	}
+	if ((want & SDP_DIAG_REQ_INFO) &&
+	    nla_put_64bit(skb, SDP_DIAG_INFO, sizeof(di), &di, SDP_DIAG_NONE))
+		return -EMSGSIZE;
+	if ((want & SDP_DIAG_REQ_TCPINFO) &&
+	    nla_put_64bit(skb, SDP_DIAG_TCPINFO, sizeof(ti), &ti, SDP_DIAG_NONE))
+		return -EMSGSIZE;
 	return 0;
 }
 

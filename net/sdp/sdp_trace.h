@@ -129,26 +129,6 @@ TRACE_EVENT(sdp_abort,
 		  __entry->err, __entry->send_abort ? " abort-sent" : "")
 );
 
-TRACE_EVENT(sdp_proto_error,
-	TP_PROTO(const struct sock *sk, const char *check, u32 val),
-	TP_ARGS(sk, check, val),
-	TP_STRUCT__entry(
-		__field(u64, cookie)
-		__field(u16, sport)
-		__field(u16, dport)
-		__string(check, check)
-		__field(u32, val)
-	),
-	TP_fast_assign(
-		SDP_TRACE_SK_ASSIGN(sk);
-		__assign_str(check, check);
-		__entry->val = val;
-	),
-	TP_printk(SDP_TRACE_SK_FMT " check=\"%s\" val=%u", __entry->cookie, __entry->sport,
-		  __entry->dport,
-		  __get_str(check), __entry->val)
-);
-
 TRACE_EVENT(sdp_credit_stall,
 	TP_PROTO(const struct sock *sk, u32 queued, u32 inflight),
 	TP_ARGS(sk, queued, inflight),
@@ -169,24 +149,40 @@ TRACE_EVENT(sdp_credit_stall,
 		  __entry->dport, __entry->queued, __entry->inflight)
 );
 
-TRACE_EVENT(sdp_zcopy,
-	TP_PROTO(const struct sock *sk, const char *what, u32 len),
-	TP_ARGS(sk, what, len),
+/* A named step and a number: a ZCopy step and its bytes, or the check
+ * a peer failed and the value it sent.
+ */
+DECLARE_EVENT_CLASS(sdp_what_val,
+	TP_PROTO(const struct sock *sk, const char *what, u32 val),
+	TP_ARGS(sk, what, val),
 	TP_STRUCT__entry(
 		__field(u64, cookie)
 		__field(u16, sport)
 		__field(u16, dport)
 		__string(what, what)
-		__field(u32, len)
+		__field(u32, val)
 	),
 	TP_fast_assign(
 		SDP_TRACE_SK_ASSIGN(sk);
 		__assign_str(what, what);
-		__entry->len = len;
+		__entry->val = val;
 	),
-	TP_printk(SDP_TRACE_SK_FMT " %s len=%u", __entry->cookie, __entry->sport,
-		  __entry->dport,
-		  __get_str(what), __entry->len)
+	TP_printk(SDP_TRACE_SK_FMT " %s len=%u", __entry->cookie,
+		  __entry->sport, __entry->dport, __get_str(what),
+		  __entry->val)
+);
+
+DEFINE_EVENT_PRINT(sdp_what_val, sdp_proto_error,
+	TP_PROTO(const struct sock *sk, const char *what, u32 val),
+	TP_ARGS(sk, what, val),
+	TP_printk(SDP_TRACE_SK_FMT " check=\"%s\" val=%u", __entry->cookie,
+		  __entry->sport, __entry->dport, __get_str(what),
+		  __entry->val)
+);
+
+DEFINE_EVENT(sdp_what_val, sdp_zcopy,
+	TP_PROTO(const struct sock *sk, const char *what, u32 val),
+	TP_ARGS(sk, what, val)
 );
 
 #endif /* _SDP_TRACE_H */

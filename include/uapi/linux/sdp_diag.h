@@ -111,8 +111,8 @@ struct sdp_diag_info {
 	/* liveness */
 	__u32	tx_wrs;			/* sends posted, not completed */
 	__u32	tx_wr_age_ms;		/* since the last send completion */
-	__u32	retry_count;		/* the QP's transport retries */
-	__u32	rnr_retry;		/* its RNR retries (7 = forever) */
+	__u32	retry_count;		/* transport retries asked at setup */
+	__u32	rnr_retry;		/* RNR retries asked (7 = forever) */
 	__u32	srtt_us;		/* post to send completion */
 	__u32	reserved;		/* 0; the __u64s below are aligned */
 
