@@ -10,6 +10,8 @@
 #   make fuzz           deps + build + the protocol fuzzer, long: SEEDS
 #                       seeds (default 20) of MESSAGES messages (5000)
 #   make demo           deps + build + boot the test bed and show ib_sdp
+#   make bench          deps + build + how fast (not a test): tables and
+#                       plots in build/bench/
 #   make checkpatch     checkpatch --strict on the kernel sources
 #   make deb            Debian packages (ib-sdp-dkms, libsdp1, sdp-utils)
 #                       in build/deb/, checked by lintian
@@ -26,7 +28,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 export KVER
 
 .PHONY: all module userspace selftests deps install uninstall check check-full demo \
-	bench fuzz checkpatch deb clean
+	bench bench-more fuzz checkpatch deb clean
 
 all: module userspace selftests
 
@@ -89,19 +91,30 @@ fuzz:
 	testbed/vm-run -t $$(( $(SEEDS) * 900 + 900 )) -- \
 		selftests/run_tests.sh vm fuzz.sh
 
-# Not a test: SDP against raw verbs on the same device (testbed/bench),
-# ZCopy against BCopy and RDMA READ (testbed/bench-zcopy), connection cost
-# and setup rate against TCP and rsockets (testbed/bench-scale; BASE_KO=
-# an older ib_sdp.ko adds "before" figures), where setup time goes
-# (testbed/bench-setup).
+# Not a test: how fast.  testbed/bench: SDP next to raw RC verbs (SEND,
+# READ, WRITE), TCP and rsockets, 64 B to 4 MiB, 1 and 8 streams, CPU per
+# GB, in one VM and between two, tables and plots in build/bench/
+# (ROUNDS, SECS, WHERE=one|two|both); testbed/bench-local: same-host
+# connections against TCP and AF_UNIX.
+ROUNDS ?= 5
+SECS ?= 2
+WHERE ?= both
 bench:
 	$(MAKE) deps
 	$(MAKE) all
-	testbed/bench $(ROUNDS)
+	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE)
+	testbed/bench-local $(ROUNDS)
+
+# The narrower benchmarks: ZCopy against BCopy and RDMA READ
+# (testbed/bench-zcopy), connection cost and setup rate against TCP and
+# rsockets (testbed/bench-scale; BASE_KO= an older ib_sdp.ko adds "before"
+# figures), where setup time goes (testbed/bench-setup).
+bench-more:
+	$(MAKE) deps
+	$(MAKE) all
 	testbed/bench-zcopy
 	testbed/bench-scale $(BASE_KO)
 	testbed/bench-setup
-	testbed/bench-local $(ROUNDS)
 
 checkpatch:
 	testbed/checkpatch

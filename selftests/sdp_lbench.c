@@ -14,14 +14,22 @@
  * trip's distribution: "rtt p50 P p90 P p99 P p999 P max M" (us), and the
  * round trips over 10 x the median ("slow N"), with the first's index.
  *
+ *   sdp_lbench FAM ADDR PORT serve
+ *	a server for the two above on another host (or under a preloaded
+ *	socket library): one connection after another, until killed
+ *
  * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp", or
  * "unix" (an abstract AF_UNIX address named after PORT; ADDR ignored).
- * The server is a child process; both ends run on this host.
+ * The server is a child process on this host, unless "remote" follows
+ * the lat/bw arguments: then the client connects to a "serve" at ADDR.
+ * The client's first 8 bytes tell the server the mode and the size.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,89 +141,159 @@ static void nodelay(int fd, int f)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* What the client asks for, first on the connection (network order). */
+struct lb_hdr {
+	uint32_t lat;
+	uint32_t size;
+};
+
+/* One connection's server side: echo (lat) or drain and acknowledge (bw). */
+static void serve_one(int fd, int f)
+{
+	struct lb_hdr h;
+	size_t size;
+	char *buf;
+
+	nodelay(fd, f);
+	if (full(fd, (char *)&h, sizeof(h), 1))
+		return;
+	size = ntohl(h.size);
+	buf = size && size <= (64u << 20) ? malloc(size) : NULL;
+	if (!buf)
+		return;
+	if (ntohl(h.lat)) {
+		while (!full(fd, buf, size, 1))
+			if (full(fd, buf, size, 0))
+				break;
+	} else {
+		while (read(fd, buf, size) > 0)
+			;
+		if (write(fd, "k", 1) != 1)
+			perror("ack");
+	}
+	free(buf);
+}
+
+/* serve: one connection after another, in this process (no fork, so
+ * that preloaded socket libraries such as rsockets work as they do for
+ * any simple server).
+ */
+static int serve(int ls, int f)
+{
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		int fd = accept(ls, NULL, NULL);
+
+		if (fd < 0)
+			die("accept");
+		serve_one(fd, f);
+		close(fd);
+	}
+	return 0;
+}
+
+static void run_lat(int fd, char *buf, size_t size, long iters)
+{
+	double t = now(), t0 = t, t1;
+	double *rtt = getenv("SDP_LBENCH_DIST") ?
+		      calloc(iters, sizeof(*rtt)) : NULL;
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (full(fd, buf, size, 0) || full(fd, buf, size, 1))
+			die("ping-pong");
+		if (rtt) {
+			t1 = now();
+			rtt[i] = t1 - t0;
+			t0 = t1;
+		}
+	}
+	printf("lat %.1f\n", (now() - t) / iters / 2 * 1e6);
+	if (rtt)
+		print_dist(rtt, iters);
+	free(rtt);
+}
+
+static void run_bw(int fd, char *buf, size_t size, long secs)
+{
+	double t = now(), end = t + secs;
+	unsigned long long bytes = 0;
+
+	while (now() < end) {
+		if (full(fd, buf, size, 0))
+			die("send");
+		bytes += size;
+	}
+	shutdown(fd, SHUT_WR);
+	if (read(fd, buf, 1) != 1)
+		die("ack");
+	printf("bw %.1f\n", bytes / (now() - t) / 1e6);
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss;
+	struct lb_hdr h;
 	socklen_t len;
-	int f, ls, fd, one = 1, lat;
+	int f, ls, fd, one = 1, lat, remote;
 	size_t size;
 	long iters;
 	char *buf;
-	pid_t pid;
+	pid_t pid = 0;
 
-	if (argc != 7) {
+	if (argc == 5 && !strcmp(argv[4], "serve")) {
+		remote = 0;
+	} else if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "remote"))) &&
+		   (!strcmp(argv[4], "lat") || !strcmp(argv[4], "bw"))) {
+		remote = argc == 8;
+	} else {
 		fprintf(stderr, "usage: see the comment at the top of %s\n",
 			__FILE__);
 		return 2;
 	}
 	f = fam_of(argv[1], argv[2]);
 	len = mkaddr(argv[1], argv[2], atoi(argv[3]), &ss);
+	if (!remote) {
+		ls = socket(f, SOCK_STREAM, 0);
+		if (ls < 0)
+			die("socket");
+		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(ls, (struct sockaddr *)&ss, len) || listen(ls, 8))
+			die("bind/listen");
+		if (argc == 5)
+			return serve(ls, f);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			fd = accept(ls, NULL, NULL);
+			if (fd < 0)
+				die("accept");
+			serve_one(fd, f);
+			_exit(0);
+		}
+		close(ls);
+	}
 	lat = !strcmp(argv[4], "lat");
 	size = strtoul(argv[5], NULL, 0);
 	iters = strtol(argv[6], NULL, 0);
-	buf = calloc(1, size);
-
-	ls = socket(f, SOCK_STREAM, 0);
-	if (ls < 0 || !buf)
-		die("socket");
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&ss, len) || listen(ls, 1))
-		die("bind/listen");
-	pid = fork();
-	if (!pid) {
-		fd = accept(ls, NULL, NULL);
-		if (fd < 0)
-			die("accept");
-		nodelay(fd, f);
-		if (lat) {
-			while (!full(fd, buf, size, 1))
-				if (full(fd, buf, size, 0))
-					break;
-		} else {
-			while (read(fd, buf, size) > 0)
-				;
-			write(fd, "k", 1);
-		}
-		_exit(0);
-	}
-	close(ls);
+	buf = size ? calloc(1, size) : NULL;
+	if (!buf)
+		die("size");
 	fd = socket(f, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
 		die("connect");
 	nodelay(fd, f);
-	if (lat) {
-		double t = now(), t0 = t, t1;
-		double *rtt = getenv("SDP_LBENCH_DIST") ?
-			      calloc(iters, sizeof(*rtt)) : NULL;
-		long i;
-
-		for (i = 0; i < iters; i++) {
-			if (full(fd, buf, size, 0) || full(fd, buf, size, 1))
-				die("ping-pong");
-			if (rtt) {
-				t1 = now();
-				rtt[i] = t1 - t0;
-				t0 = t1;
-			}
-		}
-		printf("lat %.1f\n", (now() - t) / iters / 2 * 1e6);
-		if (rtt)
-			print_dist(rtt, iters);
-	} else {
-		double t = now(), end = t + iters;
-		unsigned long long bytes = 0;
-
-		while (now() < end) {
-			if (full(fd, buf, size, 0))
-				die("send");
-			bytes += size;
-		}
-		shutdown(fd, SHUT_WR);
-		if (read(fd, buf, 1) != 1)
-			die("ack");
-		printf("bw %.1f\n", bytes / (now() - t) / 1e6);
-	}
+	h.lat = htonl(lat);
+	h.size = htonl(size);
+	if (full(fd, (char *)&h, sizeof(h), 0))
+		die("header");
+	if (lat)
+		run_lat(fd, buf, size, iters);
+	else
+		run_bw(fd, buf, size, iters);
 	close(fd);
-	waitpid(pid, NULL, 0);
+	if (pid)
+		waitpid(pid, NULL, 0);
 	return 0;
 }
