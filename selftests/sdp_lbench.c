@@ -23,6 +23,8 @@
  * The server is a child process on this host, unless "remote" follows
  * the lat/bw arguments: then the client connects to a "serve" at ADDR.
  * The client's first 8 bytes tell the server the mode and the size.
+ * SDP_LBENCH_ZCOPY_THRESH=N in the environment sets the client socket's
+ * SDP_ZCOPY_THRESH (a fixed threshold: no adapting).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -281,7 +283,15 @@ int main(int argc, char **argv)
 	if (!buf)
 		die("size");
 	fd = socket(f, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
+	if (fd < 0)
+		die("socket");
+	if (getenv("SDP_LBENCH_ZCOPY_THRESH")) {
+		int t = atoi(getenv("SDP_LBENCH_ZCOPY_THRESH"));
+
+		if (setsockopt(fd, SOL_SDP, SDP_ZCOPY_THRESH, &t, sizeof(t)))
+			die("SDP_ZCOPY_THRESH");
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len))
 		die("connect");
 	nodelay(fd, f);
 	h.lat = htonl(lat);

@@ -40,6 +40,11 @@ module_param_named(sdp_zcopy_thresh, sdp_zcopy_thresh, int, 0644);
 MODULE_PARM_DESC(sdp_zcopy_thresh,
 		 "default SDP_ZCOPY_THRESH of new sockets, bytes; 0 = no zero copy (default 65536)");
 
+int sdp_zcopy_adapt = 1;
+module_param(sdp_zcopy_adapt, int, 0644);
+MODULE_PARM_DESC(sdp_zcopy_adapt,
+		 "blocking sends of at least the threshold go by ZCopy or BCopy, whichever each connection measures faster (default 1; 0 = always ZCopy)");
+
 int sdp_rx_size = 8;
 module_param(sdp_rx_size, int, 0644);
 MODULE_PARM_DESC(sdp_rx_size,

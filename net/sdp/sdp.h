@@ -195,6 +195,7 @@ struct sdp_send {
 	int			flags;		/* MSG_* */
 	bool			zc_used;	/* some went by ZCopy */
 	bool			no_zc;		/* copy the rest */
+	bool			zc_adapt;	/* the way chosen by cost */
 };
 
 /**
@@ -379,6 +380,7 @@ struct sdp_sock {
 
 	/* options */
 	int			zcopy_thresh;	/* SDP_ZCOPY_THRESH, bytes */
+	bool			zc_thresh_set;	/* ... set: no adapting */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
 	bool			nodelay;	/* TCP_NODELAY */
 	bool			cork;		/* TCP_CORK */
@@ -527,6 +529,8 @@ enum sdp_mib_field {
 	SDP_MIB_TX_ZC_WRITE_BYTES,
 	SDP_MIB_RX_ZC_SINK_BYTES,
 	SDP_MIB_SINK_CANCELS,
+	SDP_MIB_ZC_ADAPT_COPIED,
+	SDP_MIB_ZC_ADAPT_PROBES,
 	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
@@ -564,6 +568,7 @@ static inline struct sdp_net *sdp_net(const struct net *net)
 extern int sdp_af_inet;
 extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
+extern int sdp_zcopy_adapt;
 extern int sdp_rx_size;
 extern int rcvbuf_initial_size;
 extern int rcvbuf_max_size;
@@ -712,6 +717,9 @@ static inline void sdp_win_progress(struct sdp_sock *ssk)
 /* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c */
 struct sdp_zc;
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
+bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
+bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);
+void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok);
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent);
 int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo);

@@ -396,6 +396,7 @@ void sdp_child_inherit(struct sock *child, struct sock *parent)
 	if (sock_flag(parent, SOCK_URGINLINE))
 		sock_set_flag(child, SOCK_URGINLINE);
 	c->zcopy_thresh = p->zcopy_thresh;
+	c->zc_thresh_set = p->zc_thresh_set;
 	c->nodelay = p->nodelay;
 	c->cork = p->cork;
 	c->user_mss = p->user_mss;

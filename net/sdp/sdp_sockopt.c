@@ -172,8 +172,10 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 		err = -ENOPROTOOPT;
 		if (optname == SDP_ZCOPY_THRESH) {
 			err = val < 0 ? -EINVAL : 0;
-			if (!err)
+			if (!err) {
 				WRITE_ONCE(ssk->zcopy_thresh, val);
+				ssk->zc_thresh_set = true;
+			}
 		} else if (optname == SDP_ZEROCOPY) {
 			/* SO_ZEROCOPY, which the socket core refuses us */
 			err = val < 0 || val > 1 ? -EINVAL : 0;

@@ -584,6 +584,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 		     struct sdp_send *s)
 {
 	struct sock *sk = &ssk->sk;
+	size_t size = msg_data_left(msg);
 	int flags = s->flags;
 	struct sdp_buf *buf;
 	int err;
@@ -591,6 +592,12 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	/* a blocking ZCopy send waits for its peer; without time, copy */
 	if (!s->uarg && !s->timeo)
 		s->no_zc = true;
+	/* blocking: the way this connection has found faster */
+	if (!s->no_zc && !s->uarg && sdp_zc_adapt_on(ssk) &&
+	    sdp_zc_want(ssk, msg, flags)) {
+		s->zc_adapt = true;
+		s->no_zc = !sdp_zc_adapt_pick(ssk, size);
+	}
 
 	while (msg_data_left(msg)) {
 		size_t n;
@@ -612,6 +619,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 			}
 			if (wn) {
 				s->copied += wn;
+				s->zc_used = true;
 				continue;
 			}
 		}
@@ -689,8 +697,11 @@ out:
 	 * TCP send returns what it queued when the reset comes: the next
 	 * send reports the error.
 	 */
-	if (s->zc_used && !s->uarg)
-		sdp_zc_send_wait(ssk, &s->timeo);
+	if (s->zc_used && !s->uarg && sdp_zc_send_wait(ssk, &s->timeo))
+		size = 0;	/* interrupted: not a figure of its way */
+	if (s->zc_adapt)
+		sdp_zc_adapt_done(ssk, size, s->zc_used,
+				  !err && size && s->copied == size);
 	return err;
 }
 

@@ -14,7 +14,8 @@
  * sent yet is simply dropped.  A RdmaWrCompl or SinkCancelAck must
  * acknowledge the SinkAvail or SinkAvailCancel it answers (its mseq_ack):
  * a peer cannot answer what it never received.  The sink's key is
- * invalidated before recv() returns.
+ * invalidated before recv() returns.  A reader whose offers keep being
+ * overtaken by copied data stops offering for a while.
  *
  * Everything runs under the socket lock; the RDMA waits drop it.
  */
@@ -59,11 +60,43 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	       !(conn->zc && conn->zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
+/* After SDP_ZC_SINK_MISSES offers in a row that the data overtook (the
+ * source copies: its sends are small, or it found BCopy faster), the
+ * next SDP_ZC_SINK_SKIP readers that would offer do not: each offer
+ * costs a registration and a cancel's round trip before the reader may
+ * take the copied bytes.
+ */
+static bool sdp_zc_sink_backoff(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->conn->zc;
+
+	if (!zc || !zc->sink_skip)
+		return false;
+	zc->sink_skip--;
+	return true;
+}
+
+static void sdp_zc_sink_count(struct sdp_sock *ssk, struct sdp_zc *zc,
+			      u32 wrote)
+{
+	if (wrote || ssk->rcv_nxt == ssk->copied_seq) {
+		/* written, or ended by time, a signal, a failure */
+		if (wrote)
+			zc->sink_misses = 0;
+		return;
+	}
+	if (++zc->sink_misses >= SDP_ZC_SINK_MISSES) {
+		zc->sink_misses = 0;
+		zc->sink_skip = SDP_ZC_SINK_SKIP;
+	}
+}
+
 /* The RDMA transport's sink: a SinkAvail, if ZCopy would take it. */
 int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		  int flags, long *timeo)
 {
-	if (!sdp_zc_sink_want(ssk, msg, len, flags, *timeo))
+	if (!sdp_zc_sink_want(ssk, msg, len, flags, *timeo) ||
+	    sdp_zc_sink_backoff(ssk))
 		return -EOPNOTSUPP;
 	return sdp_zc_sink(ssk, msg, timeo);
 }
@@ -246,6 +279,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	if (!zc->sink_done && sdp_conn_usable(ssk))
 		sdp_zc_sink_withdraw(ssk);
 	wrote = zc->sink_done ? zc->sink_wrote : 0;
+	sdp_zc_sink_count(ssk, zc, wrote);
 	zc->sink_state = SDP_ZC_SINK_NONE;
 	zc->sink = NULL;
 	ssk->conn->zc_sinkavail = false;

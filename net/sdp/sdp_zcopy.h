@@ -56,6 +56,29 @@ struct sdp_zc_rw {
 	struct scatterlist	sg[SDP_ZC_CHUNK_PAGES];
 };
 
+/* What ZCopy and BCopy have cost for blocking sends (sdp_zc_adapt.c). */
+#define SDP_ZCA_MIN_SHIFT	14	/* the first class: 16 KiB */
+#define SDP_ZCA_CLASSES		9	/* 16 KiB .. 4 MiB and more */
+#define SDP_ZCA_WINDOW		(2 << 20) /* bytes a sample counts ... */
+#define SDP_ZCA_WINDOW_MAX	32	/* ... in at most this many sends */
+#define SDP_ZCA_PROBE		32	/* runs of the faster way per probe */
+#define SDP_ZCA_PROBE_EARLY	4	/* ... while a way has one sample */
+
+struct sdp_zc_adapt {
+	u32	rate[2][SDP_ZCA_CLASSES]; /* bytes/ms, [1]: ZCopy; 0: unknown */
+	u8	samples[2][SDP_ZCA_CLASSES]; /* behind each rate, up to 255 */
+	u64	run_start;	/* ns: end of the send the sample counts from */
+	u64	run_last;	/* ns: end of the run's last send */
+	u64	run_bytes;	/* counted so far */
+	u32	run_skip;	/* bytes still to send before counting */
+	u8	run_sends;	/* counted so far */
+	u8	run_window;	/* sends to count */
+	u8	run_cls;
+	u16	runs_best;	/* runs of the faster way since a probe */
+	bool	run_on;		/* a run is under way */
+	bool	run_zc;		/* its way */
+};
+
 struct sdp_zc {
 	struct sdp_zc_reg	reg[SDP_ZC_REGS];
 	struct sdp_zc_rw	rd[SDP_ZC_RW_OPS];	/* our fetches */
@@ -75,7 +98,13 @@ struct sdp_zc {
 	bool			sink_done;	/* its RdmaWrCompl came */
 	bool			sink_acked;	/* its SinkCancelAck came */
 	u32			sink_wrote;	/* bytes the peer wrote */
+	u8			sink_misses;	/* offers in a row data overtook */
+	u8			sink_skip;	/* offers not to make */
+	struct sdp_zc_adapt	adapt;	/* ZCopy or BCopy, by cost */
 };
+
+#define SDP_ZC_SINK_MISSES	2
+#define SDP_ZC_SINK_SKIP	32
 
 enum sdp_zc_sink_state {
 	SDP_ZC_SINK_NONE,

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: which way a large blocking send goes, ZCopy or BCopy, chosen by
+ * what each has cost on this connection.
+ *
+ * A blocking send by SrcAvail returns only once the peer has read it, so
+ * back-to-back sends pay a round trip each, where BCopy keeps the send
+ * ring full; which is faster depends on the device, the peer, the reader
+ * and the size, so no fixed threshold is right everywhere.  Each
+ * connection therefore measures both ways per size class (powers of two,
+ * from 16 KiB to 4 MiB and more): a run is a series of consecutive sends
+ * of one class that went one way; its first sends (until they have moved
+ * as much as the send ring holds) only fill or drain the pipeline the
+ * other way left and are not counted; the next sends, SDP_ZCA_WINDOW
+ * bytes of them but at least one and at most SDP_ZCA_WINDOW_MAX sends,
+ * give a sample: the bytes moved per millisecond from the end of the last
+ * uncounted send to the end of the last counted one, the application's
+ * own time between sends included, as it is for either way.  Samples feed
+ * a moving average per class and way.
+ *
+ * A class without a figure for one way tries it (ZCopy first, the old
+ * rule); then the faster way is taken, and after SDP_ZCA_PROBE runs of it
+ * (4 or 16 times as many when the other way was more than 1/8 or 1/2
+ * slower; SDP_ZCA_PROBE_EARLY while a way has had a single sample, which
+ * may have been unlucky) one run goes the other way, so that a change (a
+ * slower reader, a busy fabric) is seen.
+ *
+ * Only blocking sends without MSG_ZEROCOPY are adapted (MSG_ZEROCOPY asks
+ * for ZCopy; a non-blocking send never waits for the peer), and only on
+ * sockets whose SDP_ZCOPY_THRESH was not set and while the module
+ * parameter sdp_zcopy_adapt is on; the threshold stays the smallest size
+ * ZCopy is considered for.  The state is in struct sdp_zc (allocated at
+ * the first ZCopy send: before it, ZCopy is tried) under the socket lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/uio.h>
+
+#include "sdp.h"
+#include "sdp_trace.h"
+#include "sdp_zcopy.h"
+
+/* a run's gap longer than this: its sample says nothing, restart it */
+#define SDP_ZCA_STALE_NS	(1000ULL * NSEC_PER_MSEC)
+
+static unsigned int sdp_zca_class(size_t size)
+{
+	unsigned int l = ilog2(max_t(size_t, size, 1));
+
+	return clamp_t(unsigned int, l, SDP_ZCA_MIN_SHIFT,
+		       SDP_ZCA_MIN_SHIFT + SDP_ZCA_CLASSES - 1) -
+	       SDP_ZCA_MIN_SHIFT;
+}
+
+/* Bytes that only fill or drain the pipeline: what the send ring holds. */
+static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk)
+{
+	const struct sdp_conn *conn = ssk->conn;
+
+	return conn->tx_size * conn->tx_msg_max;
+}
+
+/**
+ * sdp_zc_adapt_on - does this send's way follow the connection's figures?
+ * @ssk: the socket, locked, on the RDMA transport
+ */
+bool sdp_zc_adapt_on(const struct sdp_sock *ssk)
+{
+	return READ_ONCE(sdp_zcopy_adapt) && !ssk->zc_thresh_set;
+}
+
+/* The faster way for @cls; a way without a figure first. */
+static bool sdp_zca_best(const struct sdp_zc_adapt *a, unsigned int cls)
+{
+	if (!a->rate[1][cls])
+		return true;
+	if (!a->rate[0][cls])
+		return false;
+	return a->rate[1][cls] >= a->rate[0][cls];
+}
+
+/* Runs of the faster way between probes of the other: a probe costs
+ * what the other way is slower, so the wider the gap, the rarer.
+ */
+static unsigned int sdp_zca_probe_every(const struct sdp_zc_adapt *a,
+					unsigned int cls)
+{
+	u64 hi = max(a->rate[0][cls], a->rate[1][cls]);
+	u64 lo = min(a->rate[0][cls], a->rate[1][cls]);
+
+	/* one sample of a way may have been unlucky: a second one soon */
+	if (a->samples[0][cls] < 2 || a->samples[1][cls] < 2)
+		return SDP_ZCA_PROBE_EARLY;
+	if (hi * 8 < lo * 9)
+		return SDP_ZCA_PROBE;
+	if (hi * 2 < lo * 3)
+		return SDP_ZCA_PROBE * 4;
+	return SDP_ZCA_PROBE * 16;
+}
+
+/**
+ * sdp_zc_adapt_pick - the way for a blocking send of @size bytes
+ * @ssk: the socket, locked, connected
+ * @size: the send's bytes, at least the threshold
+ *
+ * Return: true for ZCopy, false for BCopy.
+ */
+bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
+{
+	struct sdp_zc *zc = ssk->conn->zc;
+	struct sdp_zc_adapt *a;
+	unsigned int cls = sdp_zca_class(size);
+	bool way, cont;
+
+	if (!zc)
+		return true;
+	a = &zc->adapt;
+	/* a run under way continues until its window is full */
+	if (a->run_on && a->run_cls == cls && a->run_sends < a->run_window)
+		return a->run_zc;
+
+	way = sdp_zca_best(a, cls);
+	if (a->rate[0][cls] && a->rate[1][cls] &&
+	    ++a->runs_best >= sdp_zca_probe_every(a, cls)) {
+		a->runs_best = 0;
+		way = !way;
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_PROBES);
+	}
+	cont = a->run_on && a->run_cls == cls && a->run_zc == way;
+	if (!cont || a->run_zc != way)
+		trace_sdp_zcopy(&ssk->sk, way ? "adapt-zcopy" : "adapt-bcopy",
+				size);
+	a->run_on = true;
+	a->run_cls = cls;
+	a->run_zc = way;
+	a->run_sends = 0;
+	a->run_bytes = 0;
+	a->run_window = clamp_t(size_t, SDP_ZCA_WINDOW / size, 1,
+				SDP_ZCA_WINDOW_MAX);
+	/* the same way again: the pipeline is warm, count from now on */
+	a->run_skip = cont ? 0 : sdp_zca_skip_bytes(ssk);
+	if (!cont)
+		a->run_start = 0;
+	return way;
+}
+
+static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
+			   u64 ns)
+{
+	u32 *r = &a->rate[a->run_zc][a->run_cls];
+	u64 s = div64_u64(a->run_bytes * NSEC_PER_MSEC, max_t(u64, ns, 1));
+
+	s = clamp_t(u64, s, 1, U32_MAX);
+	/* half the weight to the new sample: probes are rare */
+	*r = *r ? (u32)((*r + s) / 2) : (u32)s;
+	if (a->samples[a->run_zc][a->run_cls] < U8_MAX)
+		a->samples[a->run_zc][a->run_cls]++;
+	trace_sdp_zcopy(&ssk->sk, a->run_zc ? "adapt-rate-zcopy" :
+			"adapt-rate-bcopy", s);
+}
+
+/**
+ * sdp_zc_adapt_done - a send sdp_zc_adapt_pick() chose for has ended
+ * @ssk: the socket, locked
+ * @size: its bytes
+ * @zc: whether it went by ZCopy
+ * @ok: all of it was taken, without an error
+ */
+void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
+{
+	struct sdp_zc *zc_state = ssk->conn->zc;
+	struct sdp_zc_adapt *a;
+	u64 now = ktime_get_ns();
+	bool stale;
+
+	if (!zc_state)
+		return;
+	a = &zc_state->adapt;
+	if (!a->run_on)
+		return;
+	/* another way than chosen (no MR, RLIMIT_MEMLOCK) or a failure */
+	if (!ok || zc != a->run_zc || sdp_zca_class(size) != a->run_cls) {
+		a->run_on = false;
+		return;
+	}
+	if (!zc)
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_COPIED);
+	stale = now - a->run_last > SDP_ZCA_STALE_NS;
+	a->run_last = now;
+	if (a->run_skip || !a->run_start || stale) {
+		/* filling the pipeline, or idle for long: count from here */
+		a->run_skip -= min_t(u32, a->run_skip, size);
+		a->run_sends = 0;
+		a->run_bytes = 0;
+		a->run_start = now;
+		return;
+	}
+	a->run_bytes += size;
+	if (++a->run_sends == a->run_window) {
+		sdp_zca_sample(ssk, a, now - a->run_start);
+		a->run_start = now;
+	}
+}
