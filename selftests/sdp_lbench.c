@@ -24,7 +24,9 @@
  * the lat/bw arguments: then the client connects to a "serve" at ADDR.
  * The client's first 8 bytes tell the server the mode and the size.
  * SDP_LBENCH_ZCOPY_THRESH=N in the environment sets the client socket's
- * SDP_ZCOPY_THRESH (a fixed threshold: no adapting).
+ * SDP_ZCOPY_THRESH (a fixed threshold: no adapting), SDP_LBENCH_BUSY_POLL=US
+ * its SO_BUSY_POLL, and SDP_LBENCH_DELAY_US=US makes the server wait that
+ * long before each echo of lat (a slow peer).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -164,9 +166,15 @@ static void serve_one(int fd, int f)
 	if (!buf)
 		return;
 	if (ntohl(h.lat)) {
-		while (!full(fd, buf, size, 1))
+		long delay = getenv("SDP_LBENCH_DELAY_US") ?
+			     atol(getenv("SDP_LBENCH_DELAY_US")) : 0;
+
+		while (!full(fd, buf, size, 1)) {
+			if (delay)
+				usleep(delay);
 			if (full(fd, buf, size, 0))
 				break;
+		}
 	} else {
 		while (read(fd, buf, size) > 0)
 			;
@@ -285,6 +293,12 @@ int main(int argc, char **argv)
 	fd = socket(f, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket");
+	if (getenv("SDP_LBENCH_BUSY_POLL")) {
+		int t = atoi(getenv("SDP_LBENCH_BUSY_POLL"));
+
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &t, sizeof(t)))
+			die("SO_BUSY_POLL");
+	}
 	if (getenv("SDP_LBENCH_ZCOPY_THRESH")) {
 		int t = atoi(getenv("SDP_LBENCH_ZCOPY_THRESH"));
 

@@ -3,7 +3,7 @@
 # A blocking send of at least the ZCopy threshold goes the way the
 # connection has measured faster (sdp_zc_adapt.c), with sdp_lbench's
 # 3-second streams of one send size over rxe in one VM:
-#  - 16 KiB sends with the threshold at 16 KiB: a blocking SrcAvail send
+#  - 4 KiB sends with the threshold at 4 KiB: a blocking SrcAvail send
 #    waits a round trip each, BCopy keeps the ring full: ZCopy is tried,
 #    then at least 80 % of the bytes go by BCopy, and the tracepoint shows
 #    both ways' figures and the switch; the reader, whose SinkAvails the
@@ -17,7 +17,10 @@
 #    BCopy is tried, then at least 80 % of the bytes go by ZCopy;
 #  - nothing left afterwards.
 # Which way is faster is decided by counters, not by timing: each case's
-# gap is about 1.5x in this test bed (the figures are printed).
+# gap is 1.5x (1 MiB) to 3x (4 KiB) in this test bed (the figures are
+# printed), wider than the swings of either way's own rate.  (16 KiB
+# sends, 1.6x apart, were not: BCopy there slows to ZCopy's rate for
+# seconds at times, and the rule rightly follows.)
 . "$(dirname "$0")/lib.sh"
 
 T=/sys/kernel/tracing
@@ -44,30 +47,30 @@ stream() {
 }
 pct() { echo $(( $1 * 100 / ($2 + 1) )); }
 
-# ---- ZCopy slower: 16 KiB sends ------------------------------------------
+# ---- ZCopy slower: 4 KiB sends -------------------------------------------
 sdp_unload
-sdp_load sdp_zcopy_thresh=16384 || exit 1
+sdp_load sdp_zcopy_thresh=4096 || exit 1
 echo >$T/trace
 echo 1 >$T/events/sdp/sdp_zcopy/enable
-stream 7601 16384
+stream 7601 4096
 echo 0 >$T/events/sdp/sdp_zcopy/enable
-check "16 KiB: ZCopy tried first" test "$zc" -gt 0
-check "16 KiB: then BCopy by the rule" test "$copied" -gt 0
-check "16 KiB: at least 80 % by BCopy ($(pct $bc $((bc + zc))) %)" \
+check "4 KiB: ZCopy tried first" test "$zc" -gt 0
+check "4 KiB: then BCopy by the rule" test "$copied" -gt 0
+check "4 KiB: at least 80 % by BCopy ($(pct $bc $((bc + zc))) %)" \
 	test "$(pct $bc $((bc + zc)))" -ge 80
 check "trace: ZCopy's figure" grep -q 'adapt-rate-zcopy len=[1-9]' $T/trace
 check "trace: BCopy's figure" grep -q 'adapt-rate-bcopy len=[1-9]' $T/trace
-check "trace: the switch to BCopy" grep -q 'adapt-bcopy len=16384' $T/trace
-check "16 KiB: the reader stops offering SinkAvails ($cancels cancelled)" \
+check "trace: the switch to BCopy" grep -q 'adapt-bcopy len=4096' $T/trace
+check "4 KiB: the reader stops offering SinkAvails ($cancels cancelled)" \
 	test "$cancels" -lt $((copied / 5))
 
-stream 7602 16384 SDP_LBENCH_ZCOPY_THRESH=16384
+stream 7602 4096 SDP_LBENCH_ZCOPY_THRESH=4096
 check "SDP_ZCOPY_THRESH set: at least 95 % by ZCopy ($(pct $zc $((bc + zc))) %)" \
 	test "$(pct $zc $((bc + zc)))" -ge 95
 check_eq "SDP_ZCOPY_THRESH set: nothing copied by the rule" 0 "$copied"
 
 echo 0 >$param/sdp_zcopy_adapt
-stream 7603 16384
+stream 7603 4096
 echo 1 >$param/sdp_zcopy_adapt
 check "sdp_zcopy_adapt=0: at least 95 % by ZCopy ($(pct $zc $((bc + zc))) %)" \
 	test "$(pct $zc $((bc + zc)))" -ge 95

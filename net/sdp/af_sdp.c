@@ -45,6 +45,11 @@ module_param(sdp_zcopy_adapt, int, 0644);
 MODULE_PARM_DESC(sdp_zcopy_adapt,
 		 "blocking sends of at least the threshold go by ZCopy or BCopy, whichever each connection measures faster (default 1; 0 = always ZCopy)");
 
+int sdp_recv_poll = 200;
+module_param_named(recv_poll, sdp_recv_poll, int, 0644);
+MODULE_PARM_DESC(recv_poll,
+		 "microseconds a blocking recv() watches for data before it sleeps, unless SO_BUSY_POLL says otherwise (default 200; 0 = sleep at once)");
+
 int sdp_rx_size = 8;
 module_param(sdp_rx_size, int, 0644);
 MODULE_PARM_DESC(sdp_rx_size,

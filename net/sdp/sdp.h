@@ -393,6 +393,10 @@ struct sdp_sock {
 	int			keepidle, keepintvl, keepcnt;	/* seconds */
 	u32			user_timeout;	/* TCP_USER_TIMEOUT, ms */
 	u32			notsent_lowat;	/* TCP_NOTSENT_LOWAT, bytes */
+	/* recv_poll (sdp_rx.c), under the lock */
+	u16			poll_skip;	/* waits not to poll */
+	u8			poll_misses;	/* polls in vain in a row */
+	u8			poll_backoff;	/* rests since the last success */
 
 	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
 						 * us allocate is charged there
@@ -531,6 +535,8 @@ enum sdp_mib_field {
 	SDP_MIB_SINK_CANCELS,
 	SDP_MIB_ZC_ADAPT_COPIED,
 	SDP_MIB_ZC_ADAPT_PROBES,
+	SDP_MIB_RECV_POLLS,
+	SDP_MIB_RECV_POLL_HITS,
 	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
@@ -569,6 +575,9 @@ extern int sdp_af_inet;
 extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
 extern int sdp_zcopy_adapt;
+extern int sdp_recv_poll;
+#define SDP_RECV_POLL_MAX	USEC_PER_SEC	/* us */
+#define SDP_RECV_POLL_MISSES	2	/* polls in vain, then a rest */
 extern int sdp_rx_size;
 extern int rcvbuf_initial_size;
 extern int rcvbuf_max_size;

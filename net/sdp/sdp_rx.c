@@ -576,6 +576,63 @@ static int sdp_recv_urg(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	return -EAGAIN;
 }
 
+/* Before a reader sleeps, it watches for data a little while (the module
+ * parameter recv_poll, in microseconds), the socket unlocked so that
+ * completions are handled at once: being put to sleep and woken costs more
+ * than a reply that is about to come.  Once per recvmsg().  A reader that
+ * polls in vain SDP_RECV_POLL_MISSES times in a row, its peer slower than
+ * that, stops polling for its next 32, 64, ... 1024 waits, so that idle
+ * and slow connections cost no CPU; one success ends that.  SO_BUSY_POLL
+ * set on the socket gives the time instead, and always polls, as on TCP.
+ * True if data (or an error, the end, a signal) came.
+ */
+static bool sdp_recv_busy_poll(struct sdp_sock *ssk, u32 seq)
+{
+	struct sock *sk = &ssk->sk;
+	unsigned int us = clamp_t(int, READ_ONCE(sdp_recv_poll), 0,
+				  SDP_RECV_POLL_MAX);
+	bool got = false, asked = false;
+	u64 end;
+
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	if (READ_ONCE(sk->sk_ll_usec)) {
+		us = min_t(unsigned int, READ_ONCE(sk->sk_ll_usec),
+			   SDP_RECV_POLL_MAX);
+		asked = true;
+	}
+#endif
+	if (!us)
+		return false;
+	if (ssk->poll_skip && !asked) {
+		ssk->poll_skip--;
+		return false;
+	}
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_RECV_POLLS);
+	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	release_sock(sk);
+	do {
+		if (READ_ONCE(ssk->rcv_nxt) != seq || READ_ONCE(sk->sk_err) ||
+		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+		    signal_pending(current)) {
+			got = true;
+			break;
+		}
+		cpu_relax();
+	} while (!need_resched() && local_clock() < end);
+	lock_sock(sk);
+	if (got) {
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_RECV_POLL_HITS);
+		ssk->poll_misses = 0;
+		ssk->poll_backoff = 0;
+	} else if (++ssk->poll_misses >= SDP_RECV_POLL_MISSES) {
+		ssk->poll_misses = 0;
+		ssk->poll_skip = 32U << ssk->poll_backoff;
+		if (ssk->poll_backoff < 5)
+			ssk->poll_backoff++;
+	}
+	return got;
+}
+
 /* As tcp_recvmsg_locked(), over the receive buffers. */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags)
@@ -587,6 +644,7 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	int copied = 0, target, n;
 	struct sdp_conn *conn;
 	struct sdp_buf *buf;
+	bool polled = false;
 	size_t used;
 	long timeo;
 
@@ -689,7 +747,14 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			}
 		}
 
-		/* nothing to read: offer the buffer to the peer */
+		/* nothing to read: watch for it a moment */
+		if (!polled) {
+			polled = true;
+			if (sdp_recv_busy_poll(ssk, *seq))
+				continue;
+		}
+
+		/* still nothing: offer the buffer to the peer */
 		n = ssk->tp->sink(ssk, msg, len, flags, &timeo);
 		if (n > 0) {
 			copied += n;
