@@ -105,13 +105,15 @@ bench:
 	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE)
 	testbed/bench-local $(ROUNDS)
 
-# The narrower benchmarks: ZCopy against BCopy and RDMA READ
+# The narrower benchmarks: nginx and redis over SDP against TCP between
+# two VMs (testbed/bench-apps), ZCopy against BCopy and RDMA READ
 # (testbed/bench-zcopy), connection cost and setup rate against TCP and
 # rsockets (testbed/bench-scale; BASE_KO= an older ib_sdp.ko adds "before"
 # figures), where setup time goes (testbed/bench-setup).
 bench-more:
 	$(MAKE) deps
 	$(MAKE) all
+	testbed/bench-apps $(ROUNDS)
 	testbed/bench-zcopy
 	testbed/bench-scale $(BASE_KO)
 	testbed/bench-setup

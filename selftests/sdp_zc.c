@@ -17,6 +17,9 @@
  *	into it; every byte checked, and the bytes counted as written.
  *   sdp_zc sink-server ADDR PORT / sdp_zc sink-client ADDR PORT
  *	the same between two hosts (the server receives).
+ *   sdp_zc sink-nb ADDR PORT
+ *	sink, the sender non-blocking (MSG_DONTWAIT, poll() for POLLOUT):
+ *	it too writes straight into the waiting reader's buffer.
  *   sdp_zc overwrite ADDR PORT
  *	after each blocking send of 1 MiB returns, the sender overwrites its
  *	buffer at once; the receiver, reading as it goes or only later, must
@@ -174,6 +177,27 @@ static int send_all(int fd, const unsigned char *p, size_t n)
 			if (errno == EINTR)
 				continue;
 			return errno;
+		}
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* send_all() by non-blocking sends, waiting in poll() for room. */
+static int send_all_nb(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				return errno;
+			poll(&pfd, 1, 1000);
+			continue;
 		}
 		p += w;
 		n -= w;
@@ -348,7 +372,7 @@ static void sink_sizes(int thresh, uint32_t *sizes)
  * recv(), its SinkAvail on the way), give the SinkAvail time to arrive,
  * then send.
  */
-static int sink_send(int fd)
+static int sink_send_flags(int fd, int flags)
 {
 	unsigned char *buf = malloc((1 << 20) + 4096);
 	uint32_t sizes[4];
@@ -364,11 +388,22 @@ static int sink_send(int fd)
 		if (recv(fd, &go, 1, MSG_WAITALL) != 1)
 			return 1;
 		usleep(300000);
-		if (send_all(fd, buf + 5, sizes[i]))
+		if (flags ? send_all_nb(fd, buf + 5, sizes[i]) :
+			    send_all(fd, buf + 5, sizes[i]))
 			return 1;
 	}
 	free(buf);
 	return 0;
+}
+
+static int sink_send(int fd)
+{
+	return sink_send_flags(fd, 0);
+}
+
+static int sink_send_nb(int fd)
+{
+	return sink_send_flags(fd, MSG_DONTWAIT);
 }
 
 /* Receiver: every byte right, and (on this host's counters) written
@@ -977,6 +1012,8 @@ int main(int argc, char **argv)
 		return run_overwrite();
 	if (!strcmp(argv[1], "sink"))
 		return run_pair(1, 0, sink_send, sink_recv);
+	if (!strcmp(argv[1], "sink-nb"))
+		return run_pair(1, 0, sink_send_nb, sink_recv);
 	if (!strcmp(argv[1], "sink-server"))
 		return run_pair(0, 1, sink_send, sink_recv);
 	if (!strcmp(argv[1], "sink-client"))

@@ -8,7 +8,7 @@
 #    (read ahead into kernel buffers), every byte checked, and the counters
 #    show that both receive paths and the SrcAvail path moved them;
 #  - a reader waiting with an empty queue offers its buffer (SinkAvail) and
-#    the sender writes straight into it;
+#    the sender writes straight into it, a non-blocking sender too;
 #  - a buffer overwritten as soon as a blocking send returns never changes
 #    what the peer receives;
 #  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
@@ -49,6 +49,7 @@ check "read straight into user buffers" test "$(sdp_stat RxZcopyDirectBytes)" -g
 check "and read ahead into kernel buffers" test "$(sdp_stat RxZcopyBounceBytes)" -gt 0
 check "below the threshold, BCopy" test "$(sdp_stat TxData)" -gt 0
 mode sink 8105
+mode sink-nb 8106
 
 # past RLIMIT_MEMLOCK (no CAP_IPC_LOCK, 32 KiB): every send is copied
 # instead, and nothing fails

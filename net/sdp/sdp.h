@@ -476,9 +476,17 @@ static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
 	       !test_bit(SDP_F_TEARDOWN, &ssk->flags);
 }
 
+/* ZCopy or BCopy by cost (sdp_zc_adapt.c): size classes */
+#define SDP_ZCA_MIN_SHIFT	14	/* the first class: 16 KiB */
+#define SDP_ZCA_CLASSES		9	/* 16 KiB .. 4 MiB and more */
+
 struct sdp_device {
 	struct ib_device	*ibdev;
 	struct kref		ref;
+	/* what its connections last measured, bytes/ms, [1]: ZCopy; a new
+	 * connection starts from it (READ_ONCE/WRITE_ONCE, no lock)
+	 */
+	u32			zca_rate[2][SDP_ZCA_CLASSES];
 };
 
 /* Counters of /proc/net/sdpstats; names in sdp_proc.c */

@@ -18,8 +18,9 @@
  * own time between sends included, as it is for either way.  Samples feed
  * a moving average per class and way.
  *
- * A class without a figure for one way tries it (ZCopy first, the old
- * rule); then the faster way is taken, and after SDP_ZCA_PROBE runs of it
+ * A connection starts from what the device's earlier connections
+ * measured last (each counts as one sample); a class without a figure
+ * for one way tries it (ZCopy first, the old rule); then the faster way is taken, and after SDP_ZCA_PROBE runs of it
  * (4 or 16 times as many when the other way was more than 1/8 or 1/2
  * slower; SDP_ZCA_PROBE_EARLY while a way has had a single sample, which
  * may have been unlucky) one run goes the other way, so that a change (a
@@ -100,6 +101,22 @@ static unsigned int sdp_zca_probe_every(const struct sdp_zc_adapt *a,
 	return SDP_ZCA_PROBE * 16;
 }
 
+/* The device's figures, as one sample each. */
+static void sdp_zca_seed(struct sdp_sock *ssk, struct sdp_zc_adapt *a)
+{
+	struct sdp_device *sdev = ssk->conn->sdev;
+	int way, cls;
+
+	a->seeded = true;
+	if (!sdev)
+		return;
+	for (way = 0; way < 2; way++)
+		for (cls = 0; cls < SDP_ZCA_CLASSES; cls++) {
+			a->rate[way][cls] = READ_ONCE(sdev->zca_rate[way][cls]);
+			a->samples[way][cls] = !!a->rate[way][cls];
+		}
+}
+
 /**
  * sdp_zc_adapt_pick - the way for a blocking send of @size bytes
  * @ssk: the socket, locked, connected
@@ -117,6 +134,8 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 	if (!zc)
 		return true;
 	a = &zc->adapt;
+	if (!a->seeded)
+		sdp_zca_seed(ssk, a);
 	/* a run under way continues until its window is full */
 	if (a->run_on && a->run_cls == cls && a->run_sends < a->run_window)
 		return a->run_zc;
@@ -149,12 +168,19 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
 			   u64 ns)
 {
+	struct sdp_device *sdev = ssk->conn->sdev;
 	u32 *r = &a->rate[a->run_zc][a->run_cls];
 	u64 s = div64_u64(a->run_bytes * NSEC_PER_MSEC, max_t(u64, ns, 1));
 
 	s = clamp_t(u64, s, 1, U32_MAX);
 	/* half the weight to the new sample: probes are rare */
 	*r = *r ? (u32)((*r + s) / 2) : (u32)s;
+	if (sdev) {
+		u32 *d = &sdev->zca_rate[a->run_zc][a->run_cls];
+		u32 old = READ_ONCE(*d);
+
+		WRITE_ONCE(*d, old ? (u32)((3ULL * old + s) / 4) : (u32)s);
+	}
 	if (a->samples[a->run_zc][a->run_cls] < U8_MAX)
 		a->samples[a->run_zc][a->run_cls]++;
 	trace_sdp_zcopy(&ssk->sk, a->run_zc ? "adapt-rate-zcopy" :

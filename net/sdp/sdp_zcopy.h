@@ -57,8 +57,6 @@ struct sdp_zc_rw {
 };
 
 /* What ZCopy and BCopy have cost for blocking sends (sdp_zc_adapt.c). */
-#define SDP_ZCA_MIN_SHIFT	14	/* the first class: 16 KiB */
-#define SDP_ZCA_CLASSES		9	/* 16 KiB .. 4 MiB and more */
 #define SDP_ZCA_WINDOW		(2 << 20) /* bytes a sample counts ... */
 #define SDP_ZCA_WINDOW_MAX	32	/* ... in at most this many sends */
 #define SDP_ZCA_PROBE		32	/* runs of the faster way per probe */
@@ -75,6 +73,7 @@ struct sdp_zc_adapt {
 	u8	run_window;	/* sends to count */
 	u8	run_cls;
 	u16	runs_best;	/* runs of the faster way since a probe */
+	bool	seeded;	/* from the device's figures */
 	bool	run_on;		/* a run is under way */
 	bool	run_zc;		/* its way */
 };
