@@ -9,8 +9,11 @@
 #  - recv_poll=0: no poll at all;
 #  - a slow peer (it waits 2 ms before each reply, 300 round trips): the
 #    reader stops polling after two polls in vain and rests longer each
-#    time: at most 30 polls in vain (without the rest, one per round
-#    trip);
+#    time: at most 60 polls in vain at both ends (without the rest, one
+#    per round trip at the client alone; with it about 10 there, and the
+#    server's polls for the next request, which comes a round trip after
+#    its reply, about as long as recv_poll, miss and rest too: 24-31
+#    seen);
 #  - SO_BUSY_POLL set on the socket: its time, and every wait polls, as on
 #    TCP: at least 250 polls in vain with the same slow peer;
 #  - nothing left afterwards.
@@ -47,7 +50,7 @@ echo 200 >$param/recv_poll
 
 pingpong 7703 300 SDP_LBENCH_DELAY_US=2000
 check "slow peer: the reader rests from polling ($misses polls in vain)" \
-	test "$misses" -le 30
+	test "$misses" -le 60
 
 pingpong 7704 300 SDP_LBENCH_DELAY_US=2000 SDP_LBENCH_BUSY_POLL=200
 check "SO_BUSY_POLL: every wait polls ($misses polls in vain)" \

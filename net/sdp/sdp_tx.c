@@ -587,14 +587,16 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	size_t size = msg_data_left(msg);
 	int flags = s->flags;
 	struct sdp_buf *buf;
-	bool sink_only;
+	bool sink_ok;
 	int err;
 
 	/* A blocking ZCopy send waits for its peer; without time, copy -
 	 * but into a SinkAvail the peer has posted, which waits only for
-	 * our own WRITEs to complete, never for the peer.
+	 * our own WRITEs to complete, never for the peer.  Whatever the
+	 * choice by cost below: the reader is waiting, and copying would
+	 * only make it cancel its offer first.
 	 */
-	sink_only = !s->uarg && !s->timeo && !s->no_zc;
+	sink_ok = !s->uarg && !s->no_zc;
 	if (!s->uarg && !s->timeo)
 		s->no_zc = true;
 	/* blocking: the way this connection has found faster */
@@ -613,8 +615,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 			goto out;
 
 		/* the peer offers its buffer: write straight into it */
-		if ((!s->no_zc || sink_only) && !s->uarg &&
-		    sdp_zc_peer_sink_usable(ssk) &&
+		if (sink_ok && sdp_zc_peer_sink_usable(ssk) &&
 		    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
 		    sdp_zc_want(ssk, msg, flags)) {
 			ssize_t wn = sdp_zc_write(ssk, msg);
