@@ -106,7 +106,7 @@ bench:
 	testbed/bench-local $(ROUNDS)
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
-# two VMs (testbed/bench-apps), ZCopy against BCopy and RDMA READ
+# two VMs (testbed/bench-apps, which installs nginx and ab itself), ZCopy against BCopy and RDMA READ
 # (testbed/bench-zcopy), connection cost and setup rate against TCP and
 # rsockets (testbed/bench-scale; BASE_KO= an older ib_sdp.ko adds "before"
 # figures), where setup time goes (testbed/bench-setup).

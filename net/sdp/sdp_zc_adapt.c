@@ -20,18 +20,21 @@
  *
  * A connection starts from what the device's earlier connections
  * measured last (each counts as one sample); a class without a figure
- * for one way tries it (ZCopy first, the old rule); then the faster way is taken, and after SDP_ZCA_PROBE runs of it
- * (4 or 16 times as many when the other way was more than 1/8 or 1/2
- * slower; SDP_ZCA_PROBE_EARLY while a way has had a single sample, which
- * may have been unlucky) one run goes the other way, so that a change (a
- * slower reader, a busy fabric) is seen.
+ * for one way tries it (ZCopy first, the old rule); then the faster way
+ * is taken, and after SDP_ZCA_PROBE runs of it (4 or 16 times as many
+ * when the other way was more than 1/8 or 1/2 slower; SDP_ZCA_PROBE_EARLY
+ * while a way has had a single sample, which may have been unlucky) one
+ * run goes the other way, so that a change (a slower reader, a busy
+ * fabric) is seen.
  *
  * Only blocking sends without MSG_ZEROCOPY are adapted (MSG_ZEROCOPY asks
  * for ZCopy; a non-blocking send never waits for the peer), and only on
  * sockets whose SDP_ZCOPY_THRESH was not set and while the module
  * parameter sdp_zcopy_adapt is on; the threshold stays the smallest size
- * ZCopy is considered for.  The state is in struct sdp_zc (allocated at
- * the first ZCopy send: before it, ZCopy is tried) under the socket lock.
+ * ZCopy is considered for.  The choice is between SrcAvail and BCopy: a
+ * SinkAvail the peer has posted takes the send either way (sdp_tx.c).
+ * The state is in struct sdp_zc (allocated at the first ZCopy send:
+ * before it, ZCopy is tried) under the socket lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -148,7 +151,7 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_PROBES);
 	}
 	cont = a->run_on && a->run_cls == cls && a->run_zc == way;
-	if (!cont || a->run_zc != way)
+	if (!a->run_on || a->run_zc != way)	/* a switch */
 		trace_sdp_zcopy(&ssk->sk, way ? "adapt-zcopy" : "adapt-bcopy",
 				size);
 	a->run_on = true;
@@ -198,19 +201,22 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 {
 	struct sdp_zc *zc_state = ssk->conn->zc;
 	struct sdp_zc_adapt *a;
-	u64 now = ktime_get_ns();
 	bool stale;
+	u64 now;
 
 	if (!zc_state)
 		return;
 	a = &zc_state->adapt;
 	if (!a->run_on)
 		return;
-	/* another way than chosen (no MR, RLIMIT_MEMLOCK) or a failure */
+	/* another way than chosen (a posted SinkAvail, no MR,
+	 * RLIMIT_MEMLOCK) or a failure
+	 */
 	if (!ok || zc != a->run_zc || sdp_zca_class(size) != a->run_cls) {
 		a->run_on = false;
 		return;
 	}
+	now = ktime_get_ns();
 	if (!zc)
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_COPIED);
 	stale = now - a->run_last > SDP_ZCA_STALE_NS;
