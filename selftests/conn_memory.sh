@@ -5,9 +5,9 @@
 #    100-byte echo: an end costs at most 128 KiB of MemAvailable in all,
 #    of which at most 64 KiB buffers (BufferBytes); TCP's figure printed
 #    next to it; after close every buffer is freed and the memory is back;
-#  - a bulk transfer makes the receive buffers grow (ChRcvBuf: larger
-#    messages), and a second of idleness shrinks them back to the idle size
-#    while the connection stays open;
+#  - a bulk transfer (echoed, and one way) makes the receive buffers grow
+#    (ChRcvBuf: larger messages), and a second of idleness shrinks them
+#    back to the idle size while the connection stays open;
 #  - with net.ipv4.tcp_mem's pressure threshold below what growth needs,
 #    growth is refused host-wide and the echo still completes;
 #  - in a memory cgroup whose memory.max is too small for the grown
@@ -95,7 +95,20 @@ check "and shrank back when idle ($(sdp_stat RcvBufShrinks) shrinks)" \
 # send buffer (a receive buffer reposted large during the returns stayed
 # large: 28 KiB more)
 rxn=$(cat /sys/module/ib_sdp/parameters/sdp_rx_size)
-check_eq "to the idle size" $((idle + 2 * ((rxn + 4) * first + 4 * 32))) "$after"
+idle_conn=$((2 * ((rxn + 4) * first + 4 * 32)))
+check_eq "to the idle size" $((idle + idle_conn)) "$after"
+
+# one way: the sender's returns alone must bring back every large buffer
+# of the receiver, the one that carried the ChRcvBuf too (it was reposted
+# at the old size before the new one was set: 28 KiB more, every time)
+idle=$(sdp_stat BufferBytes)
+out=$(timeout 120 sdp_scale burst "$addr" 7911 $((4 << 20)) 3 oneway)
+read -r _ got busy after <<<"$out"
+echo "# one way: read $got bytes; buffers $busy B while busy, $after B after 3 s idle"
+check_eq "one way: 4 MiB read" $((4 << 20)) "$got"
+check "one way: the receiver's buffers grew" \
+	test "$busy" -gt $((idle + idle_conn))
+check_eq "one way: back to the idle size" $((idle + idle_conn)) "$after"
 
 # ---- the host's limit: net.ipv4.tcp_mem ---------------------------------------
 # all SDP buffers of the host grow only below tcp_mem's pressure threshold:

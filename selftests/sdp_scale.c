@@ -16,12 +16,13 @@
  *   sdp_scale cycle FAM ADDR PORT SECONDS [local]
  *	connect, 100-byte echo, close, again and again for SECONDS against
  *	a serve (started here with "local"); prints cycles per second.
- *   sdp_scale burst ADDR PORT BYTES IDLE
+ *   sdp_scale burst ADDR PORT BYTES IDLE [oneway]
  *	one SDP connection to a local echo server: BYTES echoed in 64 KiB
  *	sends, then IDLE seconds with the connection open; prints "burst
  *	ECHOED BUSY IDLE": the bytes echoed and /proc/net/sdpstats'
  *	BufferBytes at the end of the burst and after the idle time; then
- *	the same burst again, "again ECHOED".
+ *	the same burst again, "again ECHOED".  With "oneway" the server
+ *	only reads (nothing comes back): ECHOED is then what it read.
  *
  * FAM is "tcp" or "sdp".  Prints "# " lines for the log and one result
  * line a script can read: "rate N/s" or "cycles N/s".
@@ -299,6 +300,27 @@ struct burst {
 	long want, got;
 };
 
+/* The server end of a one-way burst: reads and counts until EOF. */
+static long sunk;
+
+static long sunk_since(long base)
+{
+	return __atomic_load_n(&sunk, __ATOMIC_ACQUIRE) - base;
+}
+
+static void *sink_loop(void *arg)
+{
+	int fd = accept((long)arg, NULL, NULL);
+	char buf[65536];
+	ssize_t r;
+
+	while (fd >= 0 && (r = recv(fd, buf, sizeof(buf), 0)) > 0)
+		__atomic_add_fetch(&sunk, r, __ATOMIC_RELEASE);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 static void *burst_reader(void *arg)
 {
 	struct burst *b = arg;
@@ -310,15 +332,17 @@ static void *burst_reader(void *arg)
 	return NULL;
 }
 
-static long burst_once(struct burst *b, long bytes)
+static long burst_once(struct burst *b, long bytes, int oneway)
 {
 	static char chunk[65536];
-	long sent = 0;
+	long sent = 0, base = sunk_since(0);
 	pthread_t t;
+	int i;
 
 	b->want = bytes;
 	b->got = 0;
-	pthread_create(&t, NULL, burst_reader, b);
+	if (!oneway)
+		pthread_create(&t, NULL, burst_reader, b);
 	while (sent < bytes) {
 		ssize_t w = send(b->fd, chunk, sizeof(chunk), MSG_NOSIGNAL);
 
@@ -326,29 +350,36 @@ static long burst_once(struct burst *b, long bytes)
 			break;
 		sent += w;
 	}
-	pthread_join(t, NULL);
-	return b->got;
+	if (!oneway) {
+		pthread_join(t, NULL);
+		return b->got;
+	}
+	/* until the reader has it all, for 10 s at most */
+	for (i = 0; i < 1000 && sunk_since(base) < sent; i++)
+		usleep(10000);
+	return sunk_since(base);
 }
 
-static int run_burst(long bytes, int idle)
+static int run_burst(long bytes, int idle, int oneway)
 {
 	struct burst b = { -1, 0, 0 };
 	long got, again, busy;
 	pthread_t t;
 
-	pthread_create(&t, NULL, serve_loop, (void *)(long)listener());
+	pthread_create(&t, NULL, oneway ? sink_loop : serve_loop,
+		       (void *)(long)listener());
 	usleep(200000);
 	b.fd = connector();
 	if (b.fd < 0) {
 		perror("connect");
 		return 1;
 	}
-	got = burst_once(&b, bytes);
+	got = burst_once(&b, bytes, oneway);
 	busy = buffer_bytes();
 	sleep(idle);
 	printf("burst %ld %ld %ld\n", got, busy, buffer_bytes());
 	/* and again, through the buffers shrunk meanwhile */
-	again = burst_once(&b, bytes);
+	again = burst_once(&b, bytes, oneway);
 	printf("again %ld\n", again);
 	close(b.fd);
 	return got == bytes && again == bytes ? 0 : 1;
@@ -372,11 +403,12 @@ int main(int argc, char **argv)
 		return run_hold(atoi(argv[5]), 0);
 	if (!strcmp(argv[1], "cycle") && argc >= 6)
 		return run_cycle(atof(argv[5]), argc == 7 && !strcmp(argv[6], "local"));
-	if (!strcmp(argv[1], "burst") && argc == 6) {
+	if (!strcmp(argv[1], "burst") && (argc == 6 || argc == 7)) {
 		family = AF_INET_SDP;
 		sa.sin_port = htons(atoi(argv[3]));
 		inet_pton(AF_INET, argv[2], &sa.sin_addr);
-		return run_burst(atol(argv[4]), atoi(argv[5]));
+		return run_burst(atol(argv[4]), atoi(argv[5]),
+				 argc == 7 && !strcmp(argv[6], "oneway"));
 	}
 	if (!strcmp(argv[1], "serve")) {
 		files(65536);

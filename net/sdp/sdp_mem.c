@@ -25,7 +25,9 @@
  *    Hello's size first, then sends ChRcvBuf(that size) and a "return"
  *    (a header-only Data message, as a credit update) for every buffer
  *    the sink had posted, as credits allow: each consumes one of the
- *    large buffers, which the sink posts again small.
+ *    large buffers, which the sink posts again small.  So does the
+ *    buffer the ChRcvBuf itself came in: the sink sets the new size
+ *    before it reposts that one.
  *
  * A request is outstanding until its Ack (tx_req): a source sends no
  * other, so an Ack always answers the last request.  A sink that cannot

@@ -491,8 +491,11 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	case SDP_MID_CH_RCV_BUF:
 		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
-		sdp_rx_repost(ssk, buf);
+		/* this buffer already at the size asked for: the peer's
+		 * returns after a shrink count on every posted buffer
+		 */
 		sdp_rx_chrcvbuf(ssk, val);
+		sdp_rx_repost(ssk, buf);
 		break;
 	case SDP_MID_CH_RCV_BUF_ACK:
 		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
