@@ -57,6 +57,18 @@
  *	sends 64 MiB on the same socket, which the peer does not read for
  *	3 s: waiting for a registration, the sender sleeps (the process uses
  *	under 1 s of CPU in those 3 s); then every byte arrives both ways.
+ *   sdp_zc sendfile ADDR PORT
+ *	sendfile() of a 16 MiB file (blocking), 5 MiB + 3 of it from offset
+ *	1000 (non-blocking, poll() for POLLOUT, as an event-driven server
+ *	sends), 64 KiB splice()d from a pipe, then 8 MiB from offset 4096
+ *	and close() at once: the receiver checks every byte and the end.
+ *	The sender checks its pages went by reference (TxZcopyPageBytes):
+ *	all of the blocking 16 MiB; it prints the non-blocking share.
+ *   sdp_zc sendfile-copy ADDR PORT
+ *	the same with SDP_ZCOPY_THRESH 0 on the sender: nothing by
+ *	reference, every byte still right.
+ *   sdp_zc sendfile-server ADDR PORT / sdp_zc sendfile-client ADDR PORT
+ *	sendfile between two hosts (the client sends).
  *   sdp_zc blast-recv ADDR PORT SIZE / sdp_zc blast-send ADDR PORT SIZE
  *	receive / send SIZE bytes at a time until an error: for the kill
  *	tests; print "ready", then how it ended.
@@ -85,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -357,6 +370,172 @@ static long stat_of(const char *name)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/* ---- sendfile() and splice(): pages by reference --------------------- */
+
+#define SF_FILE		(16 << 20)
+#define SF_PIPE		65536
+#define SF_SEED		7
+#define SF_PIPE_SEED	9
+
+static int sf_copy;	/* sendfile-copy: SDP_ZCOPY_THRESH 0 */
+
+/* The stream: the file, 5 MiB + 3 of it from 1000, a pipe's 64 KiB, 8 MiB
+ * of the file from 4096.
+ */
+static const struct sf_part {
+	off_t off;
+	size_t len;
+	int nb;
+	int pipe;
+} sf_parts[] = {
+	{ 0, SF_FILE, 0, 0 },
+	{ 1000, (5 << 20) + 3, 1, 0 },
+	{ 0, SF_PIPE, 0, 1 },
+	{ 4096, 8 << 20, 0, 0 },
+};
+
+#define SF_NPARTS	(sizeof(sf_parts) / sizeof(sf_parts[0]))
+
+static size_t sf_total(void)
+{
+	size_t i, t = 0;
+
+	for (i = 0; i < SF_NPARTS; i++)
+		t += sf_parts[i].len;
+	return t;
+}
+
+/* The byte at @pos of the stream. */
+static unsigned char sf_byte(size_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < SF_NPARTS; i++) {
+		if (pos < sf_parts[i].len)
+			return sf_parts[i].pipe ? pat(pos, SF_PIPE_SEED) :
+			       pat(sf_parts[i].off + pos, SF_SEED);
+		pos -= sf_parts[i].len;
+	}
+	return 0;
+}
+
+static int sf_file(void)
+{
+	char path[] = "/tmp/sdp_zc_sf.XXXXXX";
+	unsigned char *buf = malloc(SF_FILE);
+	int f = mkstemp(path);
+	size_t i;
+
+	if (f < 0 || !buf) {
+		perror("mkstemp");
+		exit(2);
+	}
+	unlink(path);
+	for (i = 0; i < SF_FILE; i++)
+		buf[i] = pat(i, SF_SEED);
+	if (write(f, buf, SF_FILE) != SF_FILE) {
+		perror("write");
+		exit(2);
+	}
+	free(buf);
+	return f;
+}
+
+/* sendfile() all of a part, waiting in poll() if non-blocking. */
+static int sf_sendfile(int fd, int f, const struct sf_part *p)
+{
+	off_t off = p->off, end = p->off + p->len;
+
+	fcntl(fd, F_SETFL, p->nb ? O_NONBLOCK : 0);
+	while (off < end) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t n = sendfile(fd, f, &off, end - off);
+
+		if (n < 0 && errno == EAGAIN && p->nb) {
+			poll(&pfd, 1, 1000);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+	}
+	fcntl(fd, F_SETFL, 0);
+	return 0;
+}
+
+static int sf_splice(int fd)
+{
+	unsigned char buf[SF_PIPE];
+	size_t i, done = 0;
+	int p[2];
+
+	for (i = 0; i < SF_PIPE; i++)
+		buf[i] = pat(i, SF_PIPE_SEED);
+	if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, SF_PIPE) < SF_PIPE ||
+	    write(p[1], buf, SF_PIPE) != SF_PIPE)
+		return errno ? errno : EIO;
+	while (done < SF_PIPE) {
+		ssize_t n = splice(p[0], NULL, fd, NULL, SF_PIPE - done, 0);
+
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		done += n;
+	}
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
+static int sendfile_send(int fd)
+{
+	long before = stat_of("TxZcopyPageBytes"), after;
+	int f = sf_file(), zero = 0, err = 0;
+	size_t i;
+
+	if (sf_copy)
+		setsockopt(fd, SOL_SDP, SDP_ZCOPY_THRESH, &zero, sizeof(zero));
+	for (i = 0; i < SF_NPARTS && !err; i++) {
+		const struct sf_part *p = &sf_parts[i];
+
+		err = p->pipe ? sf_splice(fd) : sf_sendfile(fd, f, p);
+		after = stat_of("TxZcopyPageBytes");
+		CHECK(!err, "%s %zu bytes%s: %s (%ld by reference)",
+		      p->pipe ? "splice" : "sendfile", p->len,
+		      p->nb ? ", non-blocking" : "", errname(err),
+		      after - before);
+		if (!err && i == 0)
+			CHECK(sf_copy ? after == before :
+			      after - before == (long)p->len,
+			      "%s", sf_copy ? "none by reference" :
+			      "all of it by reference");
+		before = after;
+	}
+	close(f);
+	return check_failures;
+}
+
+/* Every byte in order, then the end (the sender closed at once). */
+static void sendfile_recv(int fd)
+{
+	size_t total = sf_total(), pos = 0, bad = (size_t)-1, i;
+	unsigned char *buf = malloc(1 << 20);
+	ssize_t r;
+
+	while ((r = recv(fd, buf, 1 << 20, 0)) > 0 ||
+	       (r < 0 && errno == EINTR)) {
+		for (i = 0; r > 0 && i < (size_t)r; i++)
+			if (bad == (size_t)-1 && buf[i] != sf_byte(pos + i))
+				bad = pos + i;
+		if (r > 0)
+			pos += r;
+	}
+	CHECK(pos == total && bad == (size_t)-1,
+	      "received %zu of %zu bytes, then %s (first bad %zd)",
+	      pos, total, r ? errname(errno) : "the end", (ssize_t)bad);
+	free(buf);
 }
 
 /* The SinkAvail cases: a waiting reader's buffer, unaligned at both ends. */
@@ -1018,6 +1197,14 @@ int main(int argc, char **argv)
 		return run_pair(0, 1, sink_send, sink_recv);
 	if (!strcmp(argv[1], "sink-client"))
 		return run_pair(0, 0, sink_send, sink_recv);
+	if (!strcmp(argv[1], "sendfile") || !strcmp(argv[1], "sendfile-copy")) {
+		sf_copy = !strcmp(argv[1], "sendfile-copy");
+		return run_pair(1, 0, sendfile_send, sendfile_recv);
+	}
+	if (!strcmp(argv[1], "sendfile-server"))
+		return run_pair(0, 1, sendfile_send, sendfile_recv);
+	if (!strcmp(argv[1], "sendfile-client"))
+		return run_pair(0, 0, sendfile_send, sendfile_recv);
 	if (!strcmp(argv[1], "holdrecv"))
 		return run_holdrecv();
 	if (!strcmp(argv[1], "msgzc"))

@@ -11,6 +11,9 @@
 #    the sender writes straight into it, a non-blocking sender too;
 #  - a buffer overwritten as soon as a blocking send returns never changes
 #    what the peer receives;
+#  - sendfile() (blocking and non-blocking) and splice() send the file's
+#    and the pipe's pages by reference (SrcAvail), with a close() at once
+#    behind them; every byte checked; with SDP_ZCOPY_THRESH 0, copied;
 #  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
@@ -50,6 +53,13 @@ check "and read ahead into kernel buffers" test "$(sdp_stat RxZcopyBounceBytes)"
 check "below the threshold, BCopy" test "$(sdp_stat TxData)" -gt 0
 mode sink 8105
 mode sink-nb 8106
+# sendfile()/splice(): the file's pages by reference, every byte checked
+mode sendfile 8108
+check "sendfile's pages went by reference" \
+	test "$(sdp_stat TxZcopyPageBytes)" -ge $((16 << 20))
+pages=$(sdp_stat TxZcopyPageBytes)
+mode sendfile-copy 8109
+check_eq "with SDP_ZCOPY_THRESH 0, copied" "$pages" "$(sdp_stat TxZcopyPageBytes)"
 
 # past RLIMIT_MEMLOCK (no CAP_IPC_LOCK, 32 KiB): every send is copied
 # instead, and nothing fails

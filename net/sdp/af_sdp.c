@@ -308,7 +308,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	.sendmsg	= sdp_sendmsg,				\
 	.recvmsg	= sdp_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
-	.sendpage	= sock_no_sendpage,			\
+	.sendpage	= sdp_sendpage,				\
 }
 
 /* Not const: .family is filled in at init from the module parameters. */

@@ -545,6 +545,7 @@ enum sdp_mib_field {
 	SDP_MIB_ZC_ADAPT_PROBES,
 	SDP_MIB_RECV_POLLS,
 	SDP_MIB_RECV_POLL_HITS,
+	SDP_MIB_TX_ZC_PAGE_BYTES,
 	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
@@ -731,8 +732,13 @@ static inline void sdp_win_progress(struct sdp_sock *ssk)
 	ssk->conn->tx_win_stamp = jiffies;
 }
 
-/* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c */
+/* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c,
+ * sdp_zc_page.c
+ */
 struct sdp_zc;
+ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
+		     size_t size, int flags);
+void sdp_zc_page_flush(struct sdp_sock *ssk);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
 bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);

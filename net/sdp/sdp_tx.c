@@ -227,6 +227,9 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	}
 	if (conn->zc_wrcompl)
 		return;	/* no control buffer yet: data waits behind it */
+	/* shutdown() or close(): sendfile()'s pages before the DisConn */
+	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
+		sdp_zc_page_flush(ssk);
 	/* buffer sizes (sdp_mem.c) */
 	if (conn->tx_req_send &&
 	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, conn->tx_req))
@@ -590,6 +593,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	bool sink_ok;
 	int err;
 
+	sdp_zc_page_flush(ssk);	/* sendfile()'s pages go first */
 	/* A blocking ZCopy send waits for its peer; without time, copy -
 	 * but into a SinkAvail the peer has posted, which waits only for
 	 * our own WRITEs to complete, never for the peer.  Whatever the

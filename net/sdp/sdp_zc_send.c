@@ -51,7 +51,7 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
  * registration (a SinkAvail of a reader holds one too), the peer's limit
  * not reached, and a send buffer to carry it.
  */
-static bool sdp_zc_src_room(struct sdp_sock *ssk)
+bool sdp_zc_src_room(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_zc *zc = conn->zc;
@@ -77,7 +77,6 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent)
 {
 	struct sdp_conn *conn = ssk->conn;
-	struct sdp_avail_hdr *a;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
 	struct sdp_buf *buf;
@@ -101,25 +100,41 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 		return n;
 	}
-	buf->mid = SDP_MID_SRC_AVAIL;
-	buf->flags = 0;
-	buf->len = sizeof(struct sdp_bsdh) + sizeof(*a);
-	a = buf->data + sizeof(struct sdp_bsdh);
-	a->len = cpu_to_be32(n);
-	a->rkey = cpu_to_be32(reg->mr->rkey);
-	a->addr = cpu_to_be64(reg->mr->iova);
-
-	list_add_tail(&reg->node, &zc->src);
 	ssk->zc_src_count++;
 	ssk->zc_src_bytes += n;
-	conn->zc_adv_total += n;
-	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, n);
-	trace_sdp_zcopy(&ssk->sk, "srcavail", n);
+	sdp_zc_src_queue(ssk, reg, buf);
 	*sent = n;
 	sdp_win_wait(ssk);	/* on the peer to read it */
 	sdp_tx_flush(ssk);
 	return 0;
+}
+
+/**
+ * sdp_zc_src_queue - fill in the SrcAvail of a registration and queue it
+ * @ssk: the socket, locked
+ * @reg: registered (sdp_zc_reg_map()), counted in zc_src_count and
+ *	zc_src_bytes
+ * @buf: a send buffer, at the tail of ->tx_queue
+ */
+void sdp_zc_src_queue(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
+		      struct sdp_buf *buf)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_avail_hdr *a;
+
+	buf->mid = SDP_MID_SRC_AVAIL;
+	buf->flags = 0;
+	buf->len = sizeof(struct sdp_bsdh) + sizeof(*a);
+	a = buf->data + sizeof(struct sdp_bsdh);
+	a->len = cpu_to_be32(reg->len);
+	a->rkey = cpu_to_be32(reg->mr->rkey);
+	a->addr = cpu_to_be64(reg->mr->iova);
+
+	list_add_tail(&reg->node, &conn->zc->src);
+	conn->zc_adv_total += reg->len;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SRCAVAIL);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_BYTES, reg->len);
+	trace_sdp_zcopy(&ssk->sk, "srcavail", reg->len);
 }
 
 /**

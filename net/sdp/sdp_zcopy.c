@@ -211,16 +211,24 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success)
 {
 	bool src = !reg->sink;
+	int i;
 
-	if (ssk->conn->sdev)
+	if (ssk->conn->sdev && reg->state != SDP_ZC_REG_BUILDING)
 		ib_dma_unmap_sg(ssk->conn->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	/* the peer may have written into a SinkAvail's pages */
-	sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
-	if (reg->uarg)
-		reg->uarg->callback(NULL, reg->uarg, success);
-	else
-		mm_unaccount_pinned_pages(&reg->mmp);
+	if (reg->kpages) {
+		/* sendpage()'s: page references, not pins */
+		for (i = 0; i < reg->npages; i++)
+			put_page(reg->pages[i]);
+		reg->kpages = false;
+	} else {
+		/* the peer may have written into a SinkAvail's pages */
+		sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
+		if (reg->uarg)
+			reg->uarg->callback(NULL, reg->uarg, success);
+		else
+			mm_unaccount_pinned_pages(&reg->mmp);
+	}
 	reg->uarg = NULL;
 	reg->npages = 0;
 	reg->state = SDP_ZC_REG_FREE;
@@ -273,46 +281,33 @@ static void sdp_zc_hide_iova(struct ib_mr *mr)
 	mr->iova = base | (mr->iova & ~PAGE_MASK);
 }
 
-/* Pin the next part of @iter (one contiguous user range, as much as one MR
- * maps), charge it to RLIMIT_MEMLOCK unless @uarg does, map it and
- * register it for the peer with @access over exactly those bytes (a fresh
- * key).  The iterator moves past it.  Returns the bytes registered or a
- * negative errno (-ENOBUFS past the limit).
+/**
+ * sdp_zc_reg_map - map a registration's pages and register them for the
+ *	peer
+ * @ssk: the socket, locked, connected
+ * @zc: its ZCopy state
+ * @reg: pages and scatterlist (@reg->npages entries) filled in
+ * @len: bytes they cover
+ * @access: what the peer may do
+ *
+ * A fresh key, over exactly those bytes; REG_MR is posted ahead of the
+ * message that advertises it.  On failure nothing is left mapped and the
+ * pages are still the caller's.
+ *
+ * Return: 0 or a negative errno.
  */
-ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
-			struct sdp_zc_reg *reg, struct iov_iter *iter,
-			struct ubuf_info *uarg, int access)
+int sdp_zc_reg_map(struct sdp_sock *ssk, struct sdp_zc *zc,
+		   struct sdp_zc_reg *reg, u32 len, int access)
 {
 	enum dma_data_direction dir = reg->sink ? DMA_FROM_DEVICE :
 						  DMA_TO_DEVICE;
 	struct ib_device *dev = ssk->conn->sdev->ibdev;
 	struct ib_reg_wr rwr = {};
-	size_t off, left;
-	ssize_t n;
-	int i, err;
+	int err = -ENOMEM;
 
-	n = sdp_zc_pin(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
-		       zc->reg_pages, reg->sink, &off);
-	if (n < 0)
-		return n;
-	reg->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
-	reg->mmp.user = NULL;
-	if (!uarg && mm_account_pinned_pages(&reg->mmp, n)) {
-		err = -ENOBUFS;
-		goto err_pages;
-	}
-
-	sg_init_table(reg->sg, reg->npages);
-	for (i = 0, left = n; i < reg->npages; i++) {
-		size_t o = i ? 0 : off, l = min_t(size_t, left, PAGE_SIZE - o);
-
-		sg_set_page(&reg->sg[i], reg->pages[i], l, o);
-		left -= l;
-	}
-	err = -ENOMEM;
 	reg->nents = ib_dma_map_sg(dev, reg->sg, reg->npages, dir);
 	if (!reg->nents)
-		goto err_account;
+		return err;
 	sdp_zc_new_key(reg->mr);
 	if (ib_map_mr_sg(reg->mr, reg->sg, reg->nents, NULL, PAGE_SIZE) !=
 	    reg->nents)
@@ -327,16 +322,57 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 	err = ib_post_send(ssk->conn->qp, &rwr.wr, NULL);
 	if (err)
 		goto err_map;
-	reg->len = n;
+	reg->len = len;
 	reg->done = 0;
-	reg->uarg = uarg;
-	if (uarg)
-		net_zcopy_get(uarg);
 	reg->state = SDP_ZC_REG_ADVERTISED;
-	return n;
+	return 0;
 
 err_map:
 	ib_dma_unmap_sg(dev, reg->sg, reg->npages, dir);
+	return err;
+}
+
+/* Pin the next part of @iter (one contiguous user range, as much as one MR
+ * maps), charge it to RLIMIT_MEMLOCK unless @uarg does, map it and
+ * register it for the peer with @access over exactly those bytes (a fresh
+ * key).  The iterator moves past it.  Returns the bytes registered or a
+ * negative errno.
+ */
+ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
+			struct sdp_zc_reg *reg, struct iov_iter *iter,
+			struct ubuf_info *uarg, int access)
+{
+	size_t off, left;
+	ssize_t n;
+	int i, err;
+
+	n = sdp_zc_pin(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
+		       zc->reg_pages, reg->sink, &off);
+	if (n < 0)
+		return n;
+	reg->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
+	reg->kpages = false;
+	reg->mmp.user = NULL;
+	if (!uarg && mm_account_pinned_pages(&reg->mmp, n)) {
+		err = -ENOBUFS;
+		goto err_pages;
+	}
+
+	sg_init_table(reg->sg, reg->npages);
+	for (i = 0, left = n; i < reg->npages; i++) {
+		size_t o = i ? 0 : off, l = min_t(size_t, left, PAGE_SIZE - o);
+
+		sg_set_page(&reg->sg[i], reg->pages[i], l, o);
+		left -= l;
+	}
+	err = sdp_zc_reg_map(ssk, zc, reg, n, access);
+	if (err)
+		goto err_account;
+	reg->uarg = uarg;
+	if (uarg)
+		net_zcopy_get(uarg);
+	return n;
+
 err_account:
 	if (!uarg)
 		mm_unaccount_pinned_pages(&reg->mmp);
@@ -680,6 +716,8 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 		if (zc->reg[i].state != SDP_ZC_REG_FREE)
 			sdp_zc_reg_finish(ssk, &zc->reg[i], zc->reg[i].sink);
 	zc->nregs = 0;
+	zc->pend = NULL;	/* finished above */
+	zc->pend_buf = NULL;	/* the ring's, freed with it */
 	INIT_LIST_HEAD(&zc->src);
 	conn->zc_cancel = false;
 	conn->zc_sinkavail = false;

@@ -14,6 +14,7 @@
 
 enum sdp_zc_reg_state {
 	SDP_ZC_REG_FREE,
+	SDP_ZC_REG_BUILDING,	/* sendpage()'s pages gathered, not mapped */
 	SDP_ZC_REG_ADVERTISED,	/* SrcAvail / SinkAvail queued or sent */
 	SDP_ZC_REG_INVALIDATING, /* over: LOCAL_INV posted */
 	SDP_ZC_REG_INVALIDATED,	/* a SinkAvail's: its reader releases it */
@@ -32,6 +33,7 @@ struct sdp_zc_reg {
 	u32			done;	/* bytes the peer reported read */
 	u8			state;	/* enum sdp_zc_reg_state */
 	bool			sink;	/* a SinkAvail's buffer, for the peer to write */
+	bool			kpages;	/* pages referenced (sendpage), not pinned */
 	struct page		*pages[SDP_ZC_REG_PAGES];
 	struct scatterlist	sg[SDP_ZC_REG_PAGES];
 };
@@ -87,6 +89,9 @@ struct sdp_zc {
 	int			nregs;	/* MRs allocated: reg[0..nregs) */
 	int			reg_pages; /* pages one MR maps */
 	bool			fetching; /* a READ of the peer's is under way */
+	/* sendpage()'s run of pages being gathered (sdp_zc_page.c) */
+	struct sdp_zc_reg	*pend;
+	struct sdp_buf		*pend_buf;	/* its SrcAvail, off every list */
 	/* our SinkAvail: one at a time */
 	struct sdp_zc_reg	*sink;
 	u8			sink_state;	/* enum sdp_zc_sink_state */
@@ -123,6 +128,11 @@ int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc);
 void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success);
 struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc);
+int sdp_zc_reg_map(struct sdp_sock *ssk, struct sdp_zc *zc,
+		   struct sdp_zc_reg *reg, u32 len, int access);
+void sdp_zc_src_queue(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
+		      struct sdp_buf *buf);
+bool sdp_zc_src_room(struct sdp_sock *ssk);
 ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 			struct sdp_zc_reg *reg, struct iov_iter *iter,
 			struct ubuf_info *uarg, int access);

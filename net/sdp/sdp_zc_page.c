@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: sendfile() and splice() to a socket, by reference.
+ *
+ * sendfile() and splice() hand a socket one page at a time (sendpage()),
+ * with MSG_SENDPAGE_NOTLAST while more pages of the same pipe follow at
+ * once.  Such a run of pages is gathered into one registration (state
+ * SDP_ZC_REG_BUILDING, zc->pend): each page is referenced (get_page()),
+ * not copied, as TCP references them in its skbs.  The run ends with the
+ * pipe's last page, with a page that ends short of its end (the MR's page
+ * list allows no gap), or when the registration is full.  It is then
+ * mapped, registered and advertised in a SrcAvail, and from there on it
+ * is any SrcAvail (sdp_zc_send.c): its pages are released once the peer
+ * has read them, or when the connection is torn down.  sendpage() does
+ * not wait for that: the peer reads the file's pages as they are then,
+ * the by-reference semantics of TCP's sendfile().
+ *
+ * The room for the SrcAvail (a registration, a send buffer, the peer's
+ * limit) is taken when a run starts, so gathered bytes, which the caller
+ * already counts as sent, can always be advertised.  Whatever else queues
+ * data - sendmsg(), and a DisConn after shutdown() or close() - first
+ * advertises a run being gathered, keeping the stream in order.  A lone
+ * page, a run that cannot start on a non-blocking socket for want of
+ * room, and every socket that is not a connected RDMA one go the ordinary
+ * way: sock_no_sendpage() copies them through sendmsg().
+ *
+ * The pages a socket holds are bounded by its SDP_ZC_REGS registrations
+ * and by its send buffer (SO_SNDBUF): a run starts only while the bytes
+ * advertised and not yet read are below it.  A blocking sender waits for
+ * room there, as a TCP sender waits for send buffer space.
+ *
+ * Everything runs under the socket lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched/signal.h>
+
+#include "sdp.h"
+#include "sdp_zcopy.h"
+
+/**
+ * sdp_zc_page_flush - advertise the run of pages being gathered, if any
+ * @ssk: the socket, locked
+ */
+void sdp_zc_page_flush(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn ? conn->zc : NULL;
+	struct sdp_zc_reg *reg;
+	struct sdp_buf *buf;
+
+	if (!zc || !zc->pend)
+		return;
+	reg = zc->pend;
+	buf = zc->pend_buf;
+	zc->pend = NULL;
+	zc->pend_buf = NULL;
+	sg_mark_end(&reg->sg[reg->npages - 1]);
+	if (!sdp_conn_usable(ssk) ||
+	    sdp_zc_reg_map(ssk, zc, reg, reg->len, IB_ACCESS_REMOTE_READ)) {
+		/* bytes counted as sent already: no copying them now */
+		list_add(&buf->list, &conn->tx_free);
+		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
+		sdp_zc_reg_finish(ssk, reg, false);
+		if (sdp_conn_usable(ssk)) {
+			net_warn_ratelimited("cannot register sendpage's pages, connection reset\n");
+			sdp_conn_abort(ssk, ECONNRESET, false);
+		}
+		return;
+	}
+	list_add_tail(&buf->list, &conn->tx_queue);
+	sdp_zc_src_queue(ssk, reg, buf);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_TX_ZC_PAGE_BYTES, reg->len);
+	sdp_win_wait(ssk);	/* on the peer to read it */
+}
+
+/* A connected RDMA socket whose peer takes SrcAvails, ZCopy not turned
+ * off (SDP_ZCOPY_THRESH 0), and MRs to register with.
+ */
+static bool sdp_zc_page_want(struct sdp_sock *ssk, int flags)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc *zc;
+
+	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)) ||
+	    ssk->tp != &sdp_rdma_transport || !sdp_conn_usable(ssk) ||
+	    sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+	    (flags & MSG_OOB) || !READ_ONCE(ssk->zcopy_thresh) ||
+	    !(ssk->conn->peer_caps & SDP_CAP_SRC_AVAIL) ||
+	    !ssk->conn->peer_adverts)
+		return false;
+	zc = sdp_zc_get(ssk);
+	return zc && !sdp_zc_mrs(ssk, zc);
+}
+
+/* Room for a run: a SrcAvail's, and the send buffer not yet full. */
+static bool sdp_zc_page_room(struct sdp_sock *ssk)
+{
+	return ssk->zc_src_bytes < READ_ONCE(ssk->sk.sk_sndbuf) &&
+	       sdp_zc_src_room(ssk);
+}
+
+/* Start a run: take its registration and its SrcAvail's send buffer.
+ * Return: the registration, or NULL without room.
+ */
+static struct sdp_zc_reg *sdp_zc_page_start(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->conn->zc;
+	struct sdp_zc_reg *reg;
+	struct sdp_buf *buf;
+
+	if (!sdp_zc_page_room(ssk))
+		return NULL;
+	buf = sdp_tx_buf_take(ssk);
+	if (IS_ERR_OR_NULL(buf))
+		return NULL;
+	list_del_init(&buf->list);	/* not to be posted as it is */
+	reg = sdp_zc_free_reg(zc);
+	reg->sink = false;
+	reg->kpages = true;
+	reg->uarg = NULL;
+	reg->npages = 0;
+	reg->len = 0;
+	reg->done = 0;
+	reg->state = SDP_ZC_REG_BUILDING;
+	sg_init_table(reg->sg, zc->reg_pages);
+	zc->pend = reg;
+	zc->pend_buf = buf;
+	ssk->zc_src_count++;
+	return reg;
+}
+
+/* Wait for room for a run.  Return: 0 to look again, or an errno. */
+static int sdp_zc_page_wait(struct sdp_sock *ssk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo, sdp_zc_page_room(ssk) || sk->sk_err ||
+		      !sdp_conn_usable(ssk), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+/* Does a page at @offset continue the run in the MR's page list? */
+static bool sdp_zc_page_continues(struct sdp_zc *zc, struct sdp_zc_reg *reg,
+				  int offset)
+{
+	struct scatterlist *last = &reg->sg[reg->npages - 1];
+
+	return !offset && last->offset + last->length == PAGE_SIZE &&
+	       reg->npages < zc->reg_pages;
+}
+
+/* Take a page into a run.  Return: @size, 0 to copy it, or an errno. */
+static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
+			       int offset, size_t size, int flags)
+{
+	bool more = flags & MSG_SENDPAGE_NOTLAST;
+	struct sock *sk = &ssk->sk;
+	struct sdp_zc_reg *reg;
+	struct sdp_zc *zc;
+	long timeo;
+	int err;
+
+	if (!size || offset + size > PAGE_SIZE ||
+	    !sdp_zc_page_want(ssk, flags)) {
+		sdp_zc_page_flush(ssk);
+		return 0;
+	}
+	zc = ssk->conn->zc;
+	reg = zc->pend;
+	if (reg && !sdp_zc_page_continues(zc, reg, offset)) {
+		sdp_zc_page_flush(ssk);
+		reg = NULL;
+	}
+	if (!reg) {
+		/* a lone page, or one no other can follow: copied */
+		if (!more || offset + size != PAGE_SIZE)
+			return 0;
+		timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+		while (!(reg = sdp_zc_page_start(ssk))) {
+			if (!timeo)
+				return 0;
+			err = sdp_zc_page_wait(ssk, &timeo);
+			if (err)
+				return err;
+			if (sk->sk_err || !sdp_conn_usable(ssk))
+				return 0;	/* the copy says what failed */
+		}
+	}
+	get_page(page);
+	reg->pages[reg->npages] = page;
+	sg_set_page(&reg->sg[reg->npages], page, size, offset);
+	reg->npages++;
+	reg->len += size;
+	ssk->zc_src_bytes += size;
+	if (!more || offset + size != PAGE_SIZE ||
+	    reg->npages == zc->reg_pages) {
+		sdp_zc_page_flush(ssk);
+		sdp_tx_flush(ssk);
+	}
+	return size;
+}
+
+/**
+ * sdp_sendpage - proto_ops->sendpage: a page of sendfile() or splice()
+ * @sock: the socket
+ * @page: the page, referenced while we hold it
+ * @offset: where its bytes start
+ * @size: how many
+ * @flags: MSG_SENDPAGE_NOTLAST, MSG_MORE, MSG_DONTWAIT, ...
+ *
+ * Return: bytes taken or a negative errno.
+ */
+ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
+		     size_t size, int flags)
+{
+	struct sock *sk = sock->sk;
+	ssize_t ret;
+
+	lock_sock(sk);
+	ret = sdp_zc_page_add(sdp_sk(sk), page, offset, size, flags);
+	release_sock(sk);
+	if (ret)
+		return ret;
+	return sock_no_sendpage(sock, page, offset, size, flags);
+}
