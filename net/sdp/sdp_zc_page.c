@@ -25,8 +25,9 @@
  * way: sock_no_sendpage() copies them through sendmsg().
  *
  * The pages a socket holds are bounded by its SDP_ZC_REGS registrations
- * and by its send buffer (SO_SNDBUF): a run starts only while the bytes
- * advertised and not yet read are below it.  A blocking sender waits for
+ * and by its send buffer (SO_SNDBUF if set, else net.ipv4.tcp_wmem[2], as
+ * far as TCP's grows): a run starts only while the bytes advertised and
+ * not yet read are below it.  A blocking sender waits for
  * room there, as a TCP sender waits for send buffer space.
  *
  * Everything runs under the socket lock.
@@ -93,11 +94,17 @@ static bool sdp_zc_page_want(struct sdp_sock *ssk, int flags)
 	return zc && !sdp_zc_mrs(ssk, zc);
 }
 
-/* Room for a run: a SrcAvail's, and the send buffer not yet full. */
+/* Room for a run: a SrcAvail's, and the send buffer not yet full: what
+ * SO_SNDBUF set, else what TCP's send buffer may grow to (tcp_wmem[2]).
+ */
 static bool sdp_zc_page_room(struct sdp_sock *ssk)
 {
-	return ssk->zc_src_bytes < READ_ONCE(ssk->sk.sk_sndbuf) &&
-	       sdp_zc_src_room(ssk);
+	struct sock *sk = &ssk->sk;
+	int limit = sk->sk_userlocks & SOCK_SNDBUF_LOCK ?
+		    READ_ONCE(sk->sk_sndbuf) :
+		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]);
+
+	return ssk->zc_src_bytes < limit && sdp_zc_src_room(ssk);
 }
 
 /* Start a run: take its registration and its SrcAvail's send buffer.
