@@ -58,10 +58,13 @@
  *	3 s: waiting for a registration, the sender sleeps (the process uses
  *	under 1 s of CPU in those 3 s); then every byte arrives both ways.
  *   sdp_zc sendfile ADDR PORT
- *	sendfile() of a 16 MiB file (blocking), 5 MiB + 3 of it from offset
- *	1000 (non-blocking, poll() for POLLOUT, as an event-driven server
- *	sends), 64 KiB splice()d from a pipe, then 8 MiB from offset 4096
- *	and close() at once: the receiver checks every byte and the end.
+ *	64 KiB splice()d from a pipe with SPLICE_F_MORE and nothing after it
+ *	until the receiver says it has them (what is held for "more" must
+ *	still go), sendfile() of a 16 MiB file (blocking), 5 MiB + 3 of it
+ *	from offset 1000 (non-blocking, poll() for POLLOUT, as an
+ *	event-driven server sends), a sendfile() asking 1 MiB more than the
+ *	file has, then 8 MiB from offset 4096 and close() at once: the
+ *	receiver checks every byte and the end.
  *	The sender checks its pages went by reference (TxZcopyPageBytes):
  *	all of the blocking 16 MiB; it prints the non-blocking share.
  *   sdp_zc sendfile-copy ADDR PORT
@@ -381,19 +384,22 @@ static long stat_of(const char *name)
 
 static int sf_copy;	/* sendfile-copy: SDP_ZCOPY_THRESH 0 */
 
-/* The stream: the file, 5 MiB + 3 of it from 1000, a pipe's 64 KiB, 8 MiB
- * of the file from 4096.
+/* The stream: a pipe's 64 KiB (first: no other send has armed a timer
+ * that would push what it holds), the file, 5 MiB + 3 of it from 1000,
+ * the file's last 1 MiB + 5, 8 MiB of the file from 4096.
  */
 static const struct sf_part {
 	off_t off;
 	size_t len;
-	int nb;
-	int pipe;
+	int nb;		/* non-blocking */
+	int pipe;	/* splice(SPLICE_F_MORE), then wait for the reader */
+	size_t past;	/* asked for this much more than the file has */
 } sf_parts[] = {
-	{ 0, SF_FILE, 0, 0 },
-	{ 1000, (5 << 20) + 3, 1, 0 },
-	{ 0, SF_PIPE, 0, 1 },
-	{ 4096, 8 << 20, 0, 0 },
+	{ .len = SF_PIPE, .pipe = 1 },
+	{ .off = 0, .len = SF_FILE },
+	{ .off = 1000, .len = (5 << 20) + 3, .nb = 1 },
+	{ .off = SF_FILE - (1 << 20) - 5, .len = (1 << 20) + 5, .past = 1 << 20 },
+	{ .off = 4096, .len = 8 << 20 },
 };
 
 #define SF_NPARTS	(sizeof(sf_parts) / sizeof(sf_parts[0]))
@@ -451,7 +457,7 @@ static int sf_sendfile(int fd, int f, const struct sf_part *p)
 	fcntl(fd, F_SETFL, p->nb ? O_NONBLOCK : 0);
 	while (off < end) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		ssize_t n = sendfile(fd, f, &off, end - off);
+		ssize_t n = sendfile(fd, f, &off, end - off + p->past);
 
 		if (n < 0 && errno == EAGAIN && p->nb) {
 			poll(&pfd, 1, 1000);
@@ -478,7 +484,8 @@ static int sf_splice(int fd)
 	    write(p[1], buf, SF_PIPE) != SF_PIPE)
 		return errno ? errno : EIO;
 	while (done < SF_PIPE) {
-		ssize_t n = splice(p[0], NULL, fd, NULL, SF_PIPE - done, 0);
+		ssize_t n = splice(p[0], NULL, fd, NULL, SF_PIPE - done,
+				   SPLICE_F_MORE);
 
 		if (n <= 0)
 			return n < 0 ? errno : EIO;
@@ -487,6 +494,16 @@ static int sf_splice(int fd)
 	close(p[0]);
 	close(p[1]);
 	return 0;
+}
+
+/* Nothing more sent until the reader says it has it all so far. */
+static int sf_wait_reader(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c = 0;
+
+	return poll(&pfd, 1, 10000) == 1 && recv(fd, &c, 1, 0) == 1 &&
+	       c == 'k' ? 0 : ETIMEDOUT;
 }
 
 static int sendfile_send(int fd)
@@ -501,12 +518,17 @@ static int sendfile_send(int fd)
 		const struct sf_part *p = &sf_parts[i];
 
 		err = p->pipe ? sf_splice(fd) : sf_sendfile(fd, f, p);
+		if (!err && p->pipe) {
+			err = sf_wait_reader(fd);
+			CHECK(!err, "after splice(SPLICE_F_MORE) and nothing more, the reader has it: %s",
+			      errname(err));
+		}
 		after = stat_of("TxZcopyPageBytes");
 		CHECK(!err, "%s %zu bytes%s: %s (%ld by reference)",
 		      p->pipe ? "splice" : "sendfile", p->len,
-		      p->nb ? ", non-blocking" : "", errname(err),
-		      after - before);
-		if (!err && i == 0)
+		      p->nb ? ", non-blocking" : p->past ? ", to the file's end" : "",
+		      errname(err), after - before);
+		if (!err && i == 1)
 			CHECK(sf_copy ? after == before :
 			      after - before == (long)p->len,
 			      "%s", sf_copy ? "none by reference" :
@@ -520,15 +542,20 @@ static int sendfile_send(int fd)
 /* Every byte in order, then the end (the sender closed at once). */
 static void sendfile_recv(int fd)
 {
-	size_t total = sf_total(), pos = 0, bad = (size_t)-1, i;
+	size_t total = sf_total(), pos = 0, bad = (size_t)-1, i, ack = 0;
 	unsigned char *buf = malloc(1 << 20);
 	ssize_t r;
 
+	for (i = 0; i < SF_NPARTS && !sf_parts[i].pipe; i++)
+		ack += sf_parts[i].len;
+	ack += sf_parts[i].len;	/* up to the end of the held splice */
 	while ((r = recv(fd, buf, 1 << 20, 0)) > 0 ||
 	       (r < 0 && errno == EINTR)) {
 		for (i = 0; r > 0 && i < (size_t)r; i++)
 			if (bad == (size_t)-1 && buf[i] != sf_byte(pos + i))
 				bad = pos + i;
+		if (r > 0 && pos < ack && pos + r >= ack)
+			send(fd, "k", 1, MSG_NOSIGNAL);
 		if (r > 0)
 			pos += r;
 	}

@@ -309,6 +309,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	.recvmsg	= sdp_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
 	.sendpage	= sdp_sendpage,				\
+	.splice_eof	= sdp_splice_eof,			\
 }
 
 /* Not const: .family is filled in at init from the module parameters. */

@@ -739,6 +739,7 @@ struct sdp_zc;
 ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
 		     size_t size, int flags);
 void sdp_zc_page_flush(struct sdp_sock *ssk);
+void sdp_splice_eof(struct socket *sock);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
 bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);

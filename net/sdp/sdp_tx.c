@@ -227,8 +227,10 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	}
 	if (conn->zc_wrcompl)
 		return;	/* no control buffer yet: data waits behind it */
-	/* shutdown() or close(): sendfile()'s pages before the DisConn */
-	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
+	/* sendfile()'s pages: before a DisConn (shutdown(), close()), and
+	 * once held too long (MSG_MORE and the cork timer)
+	 */
+	if (push || test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		sdp_zc_page_flush(ssk);
 	/* buffer sizes (sdp_mem.c) */
 	if (conn->tx_req_send &&

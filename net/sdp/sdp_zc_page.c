@@ -4,11 +4,16 @@
  *
  * sendfile() and splice() hand a socket one page at a time (sendpage()),
  * with MSG_SENDPAGE_NOTLAST while more pages of the same pipe follow at
- * once.  Such a run of pages is gathered into one registration (state
- * SDP_ZC_REG_BUILDING, zc->pend): each page is referenced (get_page()),
- * not copied, as TCP references them in its skbs.  The run ends with the
- * pipe's last page, with a page that ends short of its end (the MR's page
- * list allows no gap), or when the registration is full.  It is then
+ * once, and MSG_MORE while more of the same sendfile() follows once the
+ * pipe is filled again.  Such a run of pages is gathered into one
+ * registration (state SDP_ZC_REG_BUILDING, zc->pend): each page is
+ * referenced (get_page()), not copied, as TCP references them in its
+ * skbs.  The run ends with a page sent without either flag, with a page
+ * that ends short of its end (the MR's page list allows no gap), or when
+ * the registration is full (1 MiB).  A run held for MSG_MORE is also
+ * pushed by splice_eof (the input ended early), by TCP_CORK's or
+ * TCP_NODELAY's push, and at the latest by the cork timer, as TCP's
+ * corked data.  It is then
  * mapped, registered and advertised in a SrcAvail, and from there on it
  * is any SrcAvail (sdp_zc_send.c): its pages are released once the peer
  * has read them, or when the connection is torn down.  sendpage() does
@@ -167,7 +172,7 @@ static bool sdp_zc_page_continues(struct sdp_zc *zc, struct sdp_zc_reg *reg,
 static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 			       int offset, size_t size, int flags)
 {
-	bool more = flags & MSG_SENDPAGE_NOTLAST;
+	bool more = flags & (MSG_SENDPAGE_NOTLAST | MSG_MORE);
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
@@ -210,6 +215,9 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 	    reg->npages == zc->reg_pages) {
 		sdp_zc_page_flush(ssk);
 		sdp_tx_flush(ssk);
+	} else if (!(flags & MSG_SENDPAGE_NOTLAST)) {
+		/* more of the file once the pipe is filled again, as a rule */
+		sdp_cork_timer_arm(ssk);
 	}
 	return size;
 }
@@ -236,4 +244,22 @@ ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
 	if (ret)
 		return ret;
 	return sock_no_sendpage(sock, page, offset, size, flags);
+}
+
+/**
+ * sdp_splice_eof - proto_ops->splice_eof: sendfile() found its input
+ *	shorter than asked, after pages it sent with MSG_MORE
+ * @sock: the socket
+ *
+ * Push what was held for more: a run of pages being gathered, and data
+ * held back as corked.
+ */
+void sdp_splice_eof(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	lock_sock(sk);
+	ssk->tp->flush(ssk, true);
+	release_sock(sk);
 }
