@@ -121,6 +121,7 @@ sdp_check_clean() {
 	check_eq "no ib_sdp QP, CQ or MR left" "0 0 0" "$(sdp_rdma_objects)"
 	check_eq "no row left in /proc/net/sdp" 1 "$(wc -l </proc/net/sdp)"
 	check_eq "no SDP socket left in its slab cache" 0 "$(sdp_slab_objs)"
+	check_eq "no page held for sendfile()" 0 "$(sdp_stat ZcopyPageRefs)"
 	check "ib_sdp unloads" rmmod ib_sdp
 }
 

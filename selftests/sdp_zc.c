@@ -70,6 +70,16 @@
  *   sdp_zc sendfile-copy ADDR PORT
  *	the same with SDP_ZCOPY_THRESH 0 on the sender: nothing by
  *	reference, every byte still right.
+ *   sdp_zc sendfile-hold ADDR PORT
+ *	a receiver that never reads: a non-blocking sendfile() loop ends in
+ *	EAGAIN with the pages held (ZcopyPageRefs) within the bound, one
+ *	1 MiB run over net.ipv4.tcp_wmem[2]; a blocking sendfile() ends at
+ *	SO_SNDTIMEO (1 s) with EAGAIN; after a close() with SO_LINGER {1,0}
+ *	every page is released.
+ *   sdp_zc sendfile-threads ADDR PORT
+ *	four threads sendfile() 16 MiB each on one blocking socket at once,
+ *	so that one starts a run of pages while another is gathering one:
+ *	the receiver must get all 64 MiB, then the end.
  *   sdp_zc sendfile-server ADDR PORT / sdp_zc sendfile-client ADDR PORT
  *	sendfile between two hosts (the client sends).
  *   sdp_zc blast-recv ADDR PORT SIZE / sdp_zc blast-send ADDR PORT SIZE
@@ -537,6 +547,124 @@ static int sendfile_send(int fd)
 	}
 	close(f);
 	return check_failures;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A peer that never reads cannot make us hold more than the bound. */
+static int run_sendfile_hold(void)
+{
+	int l = listener(port), c = connector(port), s = accept_one(l);
+	struct timeval tv = { .tv_sec = 1 };
+	struct linger lg = { 1, 0 };
+	long wmem[3] = { 0, 0, 0 }, refs, bound, taken = 0;
+	int f = sf_file(), idle = 0, eagain = 0, i;
+	FILE *w = fopen("/proc/sys/net/ipv4/tcp_wmem", "r");
+	off_t off = 0;
+	ssize_t n = 0;
+	double t;
+
+	if (!w || fscanf(w, "%ld %ld %ld", &wmem[0], &wmem[1], &wmem[2]) != 3)
+		exit(2);
+	fclose(w);
+	bound = (wmem[2] + (1 << 20)) / 4096;
+	fcntl(c, F_SETFL, O_NONBLOCK);
+	while (idle < 20) {	/* until 2 s without progress */
+		struct pollfd pfd = { .fd = c, .events = POLLOUT };
+
+		n = sendfile(c, f, &off, SF_FILE - off);
+		if (n > 0) {
+			taken += n;
+			idle = 0;
+			if (off == SF_FILE)
+				off = 0;
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN) {
+			eagain++;
+			idle++;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		break;
+	}
+	CHECK(idle == 20, "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
+	      taken, n < 0 ? errname(errno) : "no error");
+	refs = stat_of("ZcopyPageRefs");
+	CHECK(refs > 0 && refs <= bound, "pages held for it: %ld, at most %ld", refs, bound);
+
+	fcntl(c, F_SETFL, 0);
+	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	t = now_s();
+	n = sendfile(c, f, &off, 1 << 20);
+	t = now_s() - t;
+	CHECK(n < 0 && errno == EAGAIN && t >= 0.9 && t < 5,
+	      "a blocking sendfile() to it ends at SO_SNDTIMEO: %zd (%s) after %.1f s",
+	      n, n < 0 ? errname(errno) : "-", t);
+
+	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(c);
+	for (i = 0; i < 100 && (refs = stat_of("ZcopyPageRefs")) != 0; i++)
+		usleep(100000);
+	CHECK(refs == 0, "after close() with SO_LINGER {1,0}, every page released (%ld held)", refs);
+	close(s);
+	close(l);
+	close(f);
+	return check_exit();
+}
+
+/* Threads, one socket: every byte of every sendfile() arrives. */
+#define SF_THREADS	4
+
+struct sf_thread {
+	int fd, f, err;
+};
+
+static void *sf_thread_fn(void *arg)
+{
+	struct sf_thread *t = arg;
+	struct sf_part p = { .len = SF_FILE };
+
+	t->err = sf_sendfile(t->fd, t->f, &p);
+	return NULL;
+}
+
+static int sendfile_threads_send(int fd)
+{
+	struct sf_thread t[SF_THREADS];
+	pthread_t th[SF_THREADS];
+	int i;
+
+	for (i = 0; i < SF_THREADS; i++) {
+		t[i] = (struct sf_thread){ .fd = fd, .f = sf_file() };
+		pthread_create(&th[i], NULL, sf_thread_fn, &t[i]);
+	}
+	for (i = 0; i < SF_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(!t[i].err, "thread %d: sendfile() of 16 MiB: %s", i,
+		      errname(t[i].err));
+	}
+	return check_failures;
+}
+
+static void sendfile_threads_recv(int fd)
+{
+	unsigned char *buf = malloc(1 << 20);
+	size_t total = 0;
+	ssize_t r;
+
+	while ((r = recv(fd, buf, 1 << 20, 0)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		total += r > 0 ? r : 0;
+	CHECK(total == SF_THREADS * (size_t)SF_FILE, "received %zu of %zu bytes, then %s",
+	      total, SF_THREADS * (size_t)SF_FILE, r ? errname(errno) : "the end");
+	free(buf);
 }
 
 /* Every byte in order, then the end (the sender closed at once). */
@@ -1228,6 +1356,10 @@ int main(int argc, char **argv)
 		sf_copy = !strcmp(argv[1], "sendfile-copy");
 		return run_pair(1, 0, sendfile_send, sendfile_recv);
 	}
+	if (!strcmp(argv[1], "sendfile-threads"))
+		return run_pair(1, 0, sendfile_threads_send, sendfile_threads_recv);
+	if (!strcmp(argv[1], "sendfile-hold"))
+		return run_sendfile_hold();
 	if (!strcmp(argv[1], "sendfile-server"))
 		return run_pair(0, 1, sendfile_send, sendfile_recv);
 	if (!strcmp(argv[1], "sendfile-client"))

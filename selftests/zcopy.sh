@@ -13,7 +13,10 @@
 #    what the peer receives;
 #  - sendfile() (blocking and non-blocking) and splice() send the file's
 #    and the pipe's pages by reference (SrcAvail), with a close() at once
-#    behind them; every byte checked; with SDP_ZCOPY_THRESH 0, copied;
+#    behind them; every byte checked; with SDP_ZCOPY_THRESH 0, copied; to
+#    a peer that never reads, the pages held stay within the bound, a
+#    blocking sendfile() ends at SO_SNDTIMEO, and a reset releases them;
+#    four threads' sendfile() on one socket at once all arrive whole;
 #  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
@@ -60,6 +63,8 @@ check "sendfile's pages went by reference" \
 pages=$(sdp_stat TxZcopyPageBytes)
 mode sendfile-copy 8109
 check_eq "with SDP_ZCOPY_THRESH 0, copied" "$pages" "$(sdp_stat TxZcopyPageBytes)"
+mode sendfile-hold 8112
+mode sendfile-threads 8113
 
 # past RLIMIT_MEMLOCK (no CAP_IPC_LOCK, 32 KiB): every send is copied
 # instead, and nothing fails

@@ -546,6 +546,7 @@ enum sdp_mib_field {
 	SDP_MIB_RECV_POLLS,
 	SDP_MIB_RECV_POLL_HITS,
 	SDP_MIB_TX_ZC_PAGE_BYTES,
+	SDP_MIB_ZC_PAGE_REFS,	/* a gauge: sendfile()'s pages held now */
 	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,

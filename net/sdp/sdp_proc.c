@@ -95,6 +95,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_RECV_POLLS]		= "RecvPolls",
 	[SDP_MIB_RECV_POLL_HITS]	= "RecvPollHits",
 	[SDP_MIB_TX_ZC_PAGE_BYTES]	= "TxZcopyPageBytes",
+	[SDP_MIB_ZC_PAGE_REFS]		= "ZcopyPageRefs",
 	[SDP_MIB_BUF_BYTES]		= "BufferBytes",
 	[SDP_MIB_BUF_ALLOC_FAILS]	= "BufferAllocFails",
 	[SDP_MIB_RCVBUF_GROWS]		= "RcvBufGrows",

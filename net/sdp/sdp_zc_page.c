@@ -33,7 +33,9 @@
  * and by its send buffer (SO_SNDBUF if set, else net.ipv4.tcp_wmem[2], as
  * far as TCP's grows): a run starts only while the bytes advertised and
  * not yet read are below it.  A blocking sender waits for
- * room there, as a TCP sender waits for send buffer space.
+ * room there, as a TCP sender waits for send buffer space, until
+ * SO_SNDTIMEO.  ZcopyPageRefs in /proc/net/sdpstats counts the pages held
+ * now.
  *
  * Everything runs under the socket lock.
  */
@@ -113,6 +115,7 @@ static bool sdp_zc_page_room(struct sdp_sock *ssk)
 }
 
 /* Start a run: take its registration and its SrcAvail's send buffer.
+ * Another thread's run, gathered while we waited for room, goes first.
  * Return: the registration, or NULL without room.
  */
 static struct sdp_zc_reg *sdp_zc_page_start(struct sdp_sock *ssk)
@@ -121,6 +124,7 @@ static struct sdp_zc_reg *sdp_zc_page_start(struct sdp_sock *ssk)
 	struct sdp_zc_reg *reg;
 	struct sdp_buf *buf;
 
+	sdp_zc_page_flush(ssk);
 	if (!sdp_zc_page_room(ssk))
 		return NULL;
 	buf = sdp_tx_buf_take(ssk);
@@ -177,6 +181,7 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
 	long timeo;
+	bool nb;
 	int err;
 
 	if (!size || offset + size > PAGE_SIZE ||
@@ -195,9 +200,11 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 		if (!more || offset + size != PAGE_SIZE)
 			return 0;
 		timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+		nb = !timeo;
 		while (!(reg = sdp_zc_page_start(ssk))) {
+			/* non-blocking: copied; blocking: SO_SNDTIMEO over */
 			if (!timeo)
-				return 0;
+				return nb ? 0 : -EAGAIN;
 			err = sdp_zc_page_wait(ssk, &timeo);
 			if (err)
 				return err;
@@ -206,6 +213,7 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 		}
 	}
 	get_page(page);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_PAGE_REFS);
 	reg->pages[reg->npages] = page;
 	sg_set_page(&reg->sg[reg->npages], page, size, offset);
 	reg->npages++;

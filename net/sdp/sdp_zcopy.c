@@ -220,6 +220,8 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		/* sendpage()'s: page references, not pins */
 		for (i = 0; i < reg->npages; i++)
 			put_page(reg->pages[i]);
+		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
+			      -reg->npages);
 		reg->kpages = false;
 	} else {
 		/* the peer may have written into a SinkAvail's pages */
