@@ -549,11 +549,12 @@ static int sendfile_send(int fd)
 	return check_failures;
 }
 
-static double now_s(void)
+/* Seconds on @clock: CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID. */
+static double clock_s(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -601,9 +602,9 @@ static int run_sendfile_hold(void)
 
 	fcntl(c, F_SETFL, 0);
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	t = now_s();
+	t = clock_s(CLOCK_MONOTONIC);
 	n = sendfile(c, f, &off, 1 << 20);
-	t = now_s() - t;
+	t = clock_s(CLOCK_MONOTONIC) - t;
 	CHECK(n < 0 && errno == EAGAIN && t >= 0.9 && t < 5,
 	      "a blocking sendfile() to it ends at SO_SNDTIMEO: %zd (%s) after %.1f s",
 	      n, n < 0 ? errname(errno) : "-", t);
@@ -1211,14 +1212,6 @@ static void *sender_fn(void *arg)
 	return NULL;
 }
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int run_sendwait(void)
 {
 	enum { N = 64 << 20, M = 1 << 20 };
@@ -1236,9 +1229,9 @@ static int run_sendwait(void)
 	usleep(500000);		/* its SinkAvail holds one registration */
 	pthread_create(&ts, NULL, sender_fn, &sd);
 	usleep(1000000);	/* the other registrations are taken */
-	cpu = cpu_seconds();
+	cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	usleep(3000000);
-	cpu = cpu_seconds() - cpu;
+	cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu;
 	CHECK(!sd.done, "the sender still waits for the peer to read");
 	CHECK(cpu < 1.0,
 	      "while it waits for a registration it sleeps (%.2f s of CPU in 3 s)",

@@ -41,8 +41,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/sched/signal.h>
-
 #include "sdp.h"
 #include "sdp_zcopy.h"
 
@@ -146,22 +144,6 @@ static struct sdp_zc_reg *sdp_zc_page_start(struct sdp_sock *ssk)
 	return reg;
 }
 
-/* Wait for room for a run.  Return: 0 to look again, or an errno. */
-static int sdp_zc_page_wait(struct sdp_sock *ssk, long *timeo)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sock *sk = &ssk->sk;
-
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
-	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	add_wait_queue(sk_sleep(sk), &wait);
-	sk_wait_event(sk, timeo, sdp_zc_page_room(ssk) || sk->sk_err ||
-		      !sdp_conn_usable(ssk), &wait);
-	remove_wait_queue(sk_sleep(sk), &wait);
-	return 0;
-}
-
 /* Does a page at @offset continue the run in the MR's page list? */
 static bool sdp_zc_page_continues(struct sdp_zc *zc, struct sdp_zc_reg *reg,
 				  int offset)
@@ -205,7 +187,7 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 			/* non-blocking: copied; blocking: SO_SNDTIMEO over */
 			if (!timeo)
 				return nb ? 0 : -EAGAIN;
-			err = sdp_zc_page_wait(ssk, &timeo);
+			err = sdp_zc_wait_room(ssk, &timeo, sdp_zc_page_room);
 			if (err)
 				return err;
 			if (sk->sk_err || !sdp_conn_usable(ssk))

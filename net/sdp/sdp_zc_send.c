@@ -138,14 +138,16 @@ void sdp_zc_src_queue(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 }
 
 /**
- * sdp_zc_wait_reg - wait for room for one more SrcAvail
+ * sdp_zc_wait_room - wait until @room says there may be room
  * @ssk: the socket, locked
  * @timeo: the send's time left
+ * @room: sdp_zc_src_room() for one more SrcAvail, or a stricter test
  *
  * Return: 0 when there may be room (or the connection failed: the caller
  * looks), -EAGAIN when the time is up, or the signal's errno.
  */
-int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
+int sdp_zc_wait_room(struct sdp_sock *ssk, long *timeo,
+		     bool (*room)(struct sdp_sock *ssk))
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &ssk->sk;
@@ -159,10 +161,16 @@ int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
 	 */
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	add_wait_queue(sk_sleep(sk), &wait);
-	sk_wait_event(sk, timeo, sdp_zc_src_room(ssk) ||
+	sk_wait_event(sk, timeo, room(ssk) ||
 		      sk->sk_err || !sdp_conn_usable(ssk), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return 0;
+}
+
+/* Wait for room for one more SrcAvail: sdp_zc_wait_room(). */
+int sdp_zc_wait_reg(struct sdp_sock *ssk, long *timeo)
+{
+	return sdp_zc_wait_room(ssk, timeo, sdp_zc_src_room);
 }
 
 /**

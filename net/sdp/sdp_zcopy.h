@@ -2,7 +2,9 @@
 /*
  * ib_sdp: ZCopy's state, shared by sdp_zcopy.c (registrations, RDMA ops,
  * teardown), sdp_zc_send.c (SrcAvail's source), sdp_zc_read.c (SrcAvail's
- * sink) and sdp_zc_sinkavail.c (SinkAvail).  Under the socket lock.
+ * sink), sdp_zc_sinkavail.c (SinkAvail), sdp_zc_page.c (sendfile()'s
+ * pages) and sdp_zc_adapt.c (ZCopy or BCopy by cost).  Under the socket
+ * lock.
  */
 #ifndef _SDP_ZCOPY_H
 #define _SDP_ZCOPY_H
@@ -133,6 +135,8 @@ int sdp_zc_reg_map(struct sdp_sock *ssk, struct sdp_zc *zc,
 void sdp_zc_src_queue(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		      struct sdp_buf *buf);
 bool sdp_zc_src_room(struct sdp_sock *ssk);
+int sdp_zc_wait_room(struct sdp_sock *ssk, long *timeo,
+		     bool (*room)(struct sdp_sock *ssk));
 ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 			struct sdp_zc_reg *reg, struct iov_iter *iter,
 			struct ubuf_info *uarg, int access);
