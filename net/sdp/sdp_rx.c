@@ -491,8 +491,9 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	case SDP_MID_CH_RCV_BUF:
 		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
-		/* this buffer already at the size asked for: the peer's
-		 * returns after a shrink count on every posted buffer
+		/* the new size first, so that this buffer is posted again
+		 * at it: the peer's returns after a shrink count on every
+		 * buffer that is posted
 		 */
 		sdp_rx_chrcvbuf(ssk, val);
 		sdp_rx_repost(ssk, buf);

@@ -190,8 +190,11 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 			err = sdp_zc_wait_room(ssk, &timeo, sdp_zc_page_room);
 			if (err)
 				return err;
-			if (sk->sk_err || !sdp_conn_usable(ssk))
-				return 0;	/* the copy says what failed */
+			/* another thread may have shut it down meanwhile, or
+			 * it failed: the copy says so
+			 */
+			if (!sdp_zc_page_want(ssk, flags))
+				return 0;
 		}
 	}
 	get_page(page);
