@@ -1320,8 +1320,31 @@ static int run_holdsend(const char *mode)
 	return 0;
 }
 
+/* The modes that are one sender and one receiver (run_pair()). */
+static const struct pair_mode {
+	const char *name;
+	int both, server;
+	int (*send_fn)(int fd);
+	void (*recv_fn)(int fd);
+} pair_modes[] = {
+	{ "sizes", 1, 0, sizes_send, sizes_recv },
+	{ "sizes-server", 0, 1, sizes_send, sizes_recv },
+	{ "sizes-client", 0, 0, sizes_send, sizes_recv },
+	{ "sink", 1, 0, sink_send, sink_recv },
+	{ "sink-nb", 1, 0, sink_send_nb, sink_recv },
+	{ "sink-server", 0, 1, sink_send, sink_recv },
+	{ "sink-client", 0, 0, sink_send, sink_recv },
+	{ "sendfile", 1, 0, sendfile_send, sendfile_recv },
+	{ "sendfile-copy", 1, 0, sendfile_send, sendfile_recv },
+	{ "sendfile-threads", 1, 0, sendfile_threads_send, sendfile_threads_recv },
+	{ "sendfile-server", 0, 1, sendfile_send, sendfile_recv },
+	{ "sendfile-client", 0, 0, sendfile_send, sendfile_recv },
+};
+
 int main(int argc, char **argv)
 {
+	size_t i;
+
 	if (argc < 4) {
 		fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
 		return 2;
@@ -1329,34 +1352,18 @@ int main(int argc, char **argv)
 	addr = argv[2];
 	port = atoi(argv[3]);
 	alarm(600);
-	if (!strcmp(argv[1], "sizes"))
-		return run_pair(1, 0, sizes_send, sizes_recv);
-	if (!strcmp(argv[1], "sizes-server"))
-		return run_pair(0, 1, sizes_send, sizes_recv);
-	if (!strcmp(argv[1], "sizes-client"))
-		return run_pair(0, 0, sizes_send, sizes_recv);
+	sf_copy = !strcmp(argv[1], "sendfile-copy");
+	for (i = 0; i < sizeof(pair_modes) / sizeof(pair_modes[0]); i++) {
+		const struct pair_mode *m = &pair_modes[i];
+
+		if (!strcmp(argv[1], m->name))
+			return run_pair(m->both, m->server, m->send_fn,
+					m->recv_fn);
+	}
 	if (!strcmp(argv[1], "overwrite"))
 		return run_overwrite();
-	if (!strcmp(argv[1], "sink"))
-		return run_pair(1, 0, sink_send, sink_recv);
-	if (!strcmp(argv[1], "sink-nb"))
-		return run_pair(1, 0, sink_send_nb, sink_recv);
-	if (!strcmp(argv[1], "sink-server"))
-		return run_pair(0, 1, sink_send, sink_recv);
-	if (!strcmp(argv[1], "sink-client"))
-		return run_pair(0, 0, sink_send, sink_recv);
-	if (!strcmp(argv[1], "sendfile") || !strcmp(argv[1], "sendfile-copy")) {
-		sf_copy = !strcmp(argv[1], "sendfile-copy");
-		return run_pair(1, 0, sendfile_send, sendfile_recv);
-	}
-	if (!strcmp(argv[1], "sendfile-threads"))
-		return run_pair(1, 0, sendfile_threads_send, sendfile_threads_recv);
 	if (!strcmp(argv[1], "sendfile-hold"))
 		return run_sendfile_hold();
-	if (!strcmp(argv[1], "sendfile-server"))
-		return run_pair(0, 1, sendfile_send, sendfile_recv);
-	if (!strcmp(argv[1], "sendfile-client"))
-		return run_pair(0, 0, sendfile_send, sendfile_recv);
 	if (!strcmp(argv[1], "holdrecv"))
 		return run_holdrecv();
 	if (!strcmp(argv[1], "msgzc"))
