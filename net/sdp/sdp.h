@@ -678,6 +678,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
 void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
 void sdp_release_cb(struct sock *sk);
 void sdp_sq_posted(struct sdp_sock *ssk);
 int sdp_conn_init(struct sdp_sock *ssk);

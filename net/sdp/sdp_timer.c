@@ -192,7 +192,7 @@ int sdp_rdma_probe(struct sdp_sock *ssk)
 
 	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
 		return 0;	/* the last one is still unanswered */
-	err = ib_post_send(ssk->conn->qp, &wr.wr, NULL);
+	err = sdp_qp_post_send(ssk->conn->qp, &wr.wr, NULL);
 	if (!err) {
 		sdp_sq_posted(ssk);
 		__set_bit(SDP_F_KA_PROBE, &ssk->flags);

@@ -321,7 +321,7 @@ int sdp_zc_reg_map(struct sdp_sock *ssk, struct sdp_zc *zc,
 	rwr.mr = reg->mr;
 	rwr.key = reg->mr->rkey;
 	rwr.access = access;
-	err = ib_post_send(ssk->conn->qp, &rwr.wr, NULL);
+	err = sdp_qp_post_send(ssk->conn->qp, &rwr.wr, NULL);
 	if (err)
 		goto err_map;
 	reg->len = len;
@@ -399,7 +399,7 @@ int sdp_zc_inv_post(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 	int err;
 
 	reg->state = SDP_ZC_REG_INVALIDATING;
-	err = ib_post_send(ssk->conn->qp, &wr, NULL);
+	err = sdp_qp_post_send(ssk->conn->qp, &wr, NULL);
 	if (!err)
 		sdp_sq_posted(ssk);
 	return err;
@@ -551,7 +551,7 @@ static int sdp_zc_rw_post(struct sdp_sock *ssk, struct sdp_zc_rw *rw)
 
 	first = rdma_rw_ctx_wrs(&rw->ctx, conn->qp, conn->port_num, &rw->b.cqe,
 				NULL);
-	err = ib_post_send(conn->qp, first, &bad);
+	err = sdp_qp_post_send(conn->qp, first, &bad);
 	if (!err) {
 		sdp_sq_posted(ssk);
 		return 0;
