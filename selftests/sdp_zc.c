@@ -76,6 +76,11 @@
  *	1 MiB run over net.ipv4.tcp_wmem[2]; a blocking sendfile() ends at
  *	SO_SNDTIMEO (1 s) with EAGAIN; after a close() with SO_LINGER {1,0}
  *	every page is released.
+ *   sdp_zc sendfile-shutdown ADDR PORT
+ *	a blocking sendfile() of 16 MiB waits for room (the reader reads
+ *	nothing) when another thread calls shutdown(SHUT_WR): the sendfile()
+ *	ends in EPIPE, and the reader gets every byte it reported sent, then
+ *	the end.
  *   sdp_zc sendfile-threads ADDR PORT
  *	four threads sendfile() 16 MiB each on one blocking socket at once,
  *	so that one starts a run of pages while another is gathering one:
@@ -94,6 +99,8 @@
  *	send 256 KiB, blocking (block, then 4 bytes "done"), or with
  *	MSG_ZEROCOPY, then at a line on stdin close it with SO_LINGER {1,0}
  *	(linger0); keep the second until stdin ends.
+ * SDP_ZC_FAMILY=tcp in the environment runs a mode over TCP (AF_INET), where
+ * TCP defines the answer (sendfile-shutdown).
  * Each mode prints what it checked and exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -101,6 +108,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/errqueue.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -109,6 +117,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -127,6 +136,7 @@
 
 static const char *addr;
 static int port;
+static int family = AF_INET_SDP;	/* AF_INET with SDP_ZC_FAMILY=tcp */
 
 static unsigned char pat(uint64_t i, unsigned int seed)
 {
@@ -146,7 +156,7 @@ static struct sockaddr_in sa(int p)
 static int listener(int p)
 {
 	struct sockaddr_in s = sa(p);
-	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0), one = 1;
+	int fd = socket(family, SOCK_STREAM, 0), one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&s, sizeof(s)) ||
@@ -163,7 +173,7 @@ static int connector(int p)
 	int fd, tries;
 
 	for (tries = 0; tries < 300; tries++) {
-		fd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+		fd = socket(family, SOCK_STREAM, 0);
 		if (!connect(fd, (struct sockaddr *)&s, sizeof(s)))
 			return fd;
 		close(fd);
@@ -617,6 +627,100 @@ static int run_sendfile_hold(void)
 	close(s);
 	close(l);
 	close(f);
+	return check_exit();
+}
+
+/* ---- shutdown(SHUT_WR) while another thread's sendfile() waits ---------- */
+
+struct sf_shut {
+	int fd, f, err;
+	size_t sent;
+	pid_t tid;
+};
+
+static void *sf_shut_fn(void *arg)
+{
+	struct sf_shut *t = arg;
+	off_t off = 0;
+	ssize_t n;
+
+	t->tid = gettid();
+	while (off < SF_FILE) {
+		n = sendfile(t->fd, t->f, &off, SF_FILE - off);
+		if (n <= 0) {
+			t->err = n < 0 ? errno : EIO;
+			break;
+		}
+		__atomic_add_fetch(&t->sent, n, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/* Is thread @tid asleep, with nothing leaving @fd, for half a second? */
+static int sf_blocked(pid_t tid, int fd)
+{
+	int outq = -1, last = -2, calm = 0, i;
+	char path[64], st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < 200 && calm < 5; i++) {
+		usleep(100000);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
+			st = 0;
+		if (f)
+			fclose(f);
+		ioctl(fd, SIOCOUTQ, &outq);
+		calm = st == 'S' && outq == last ? calm + 1 : 0;
+		last = outq;
+	}
+	return calm == 5;
+}
+
+/* A blocking sendfile() waits for room (the reader reads nothing); another
+ * thread shuts the socket's sending side down.  As on TCP, the sendfile()
+ * ends in EPIPE (after a short count, perhaps), and the reader gets what
+ * it reported sent, every byte right, then the end: nothing that was
+ * started after the DisConn.
+ */
+static int run_sendfile_shutdown(void)
+{
+	int l = listener(port), c = connector(port), s = accept_one(l);
+	struct sf_shut t = { .fd = c, .f = sf_file() };
+	unsigned char *buf = malloc(1 << 20);
+	size_t pos = 0, bad = (size_t)-1, i;
+	pthread_t th;
+	ssize_t r;
+	int blocked;
+
+	signal(SIGPIPE, SIG_IGN);
+	pthread_create(&th, NULL, sf_shut_fn, &t);
+	while (!__atomic_load_n(&t.tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	blocked = sf_blocked(t.tid, c);
+	CHECK(blocked, "sendfile() of 16 MiB to a reader that reads nothing waits (%zu bytes taken)",
+	      __atomic_load_n(&t.sent, __ATOMIC_SEQ_CST));
+	shutdown(c, SHUT_WR);
+	usleep(200000);
+	while ((r = recv(s, buf, 1 << 20, 0)) > 0 ||
+	       (r < 0 && errno == EINTR)) {
+		for (i = 0; r > 0 && i < (size_t)r; i++)
+			if (bad == (size_t)-1 && buf[i] != pat(pos + i, SF_SEED))
+				bad = pos + i;
+		if (r > 0)
+			pos += r;
+	}
+	pthread_join(th, NULL);
+	CHECK(t.err == EPIPE, "the sendfile() ends in EPIPE (%s)", errname(t.err));
+	CHECK(pos == t.sent && bad == (size_t)-1,
+	      "the reader gets the %zu bytes sent: %zu, then %s (first bad %zd)",
+	      t.sent, pos, r ? errname(errno) : "the end", (ssize_t)bad);
+	close(c);
+	close(s);
+	close(l);
+	close(t.f);
+	free(buf);
 	return check_exit();
 }
 
@@ -1352,6 +1456,8 @@ int main(int argc, char **argv)
 	addr = argv[2];
 	port = atoi(argv[3]);
 	alarm(600);
+	if (getenv("SDP_ZC_FAMILY") && !strcmp(getenv("SDP_ZC_FAMILY"), "tcp"))
+		family = AF_INET;
 	sf_copy = !strcmp(argv[1], "sendfile-copy");
 	for (i = 0; i < sizeof(pair_modes) / sizeof(pair_modes[0]); i++) {
 		const struct pair_mode *m = &pair_modes[i];
@@ -1364,6 +1470,8 @@ int main(int argc, char **argv)
 		return run_overwrite();
 	if (!strcmp(argv[1], "sendfile-hold"))
 		return run_sendfile_hold();
+	if (!strcmp(argv[1], "sendfile-shutdown"))
+		return run_sendfile_shutdown();
 	if (!strcmp(argv[1], "holdrecv"))
 		return run_holdrecv();
 	if (!strcmp(argv[1], "msgzc"))

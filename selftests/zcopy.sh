@@ -17,6 +17,8 @@
 #    a peer that never reads, the pages held stay within the bound, a
 #    blocking sendfile() ends at SO_SNDTIMEO, and a reset releases them;
 #    four threads' sendfile() on one socket at once all arrive whole;
+#    a shutdown(SHUT_WR) while another thread's sendfile() waits ends it
+#    in EPIPE with every byte it reported sent delivered, as on TCP;
 #  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
@@ -65,6 +67,13 @@ mode sendfile-copy 8109
 check_eq "with SDP_ZCOPY_THRESH 0, copied" "$pages" "$(sdp_stat TxZcopyPageBytes)"
 mode sendfile-hold 8112
 mode sendfile-threads 8113
+# shutdown(SHUT_WR) while another thread's sendfile() waits for room: EPIPE
+# and every byte reported sent, then the end, on SDP as on TCP
+mode sendfile-shutdown 8114
+out=$(SDP_ZC_FAMILY=tcp timeout 300 sdp_zc sendfile-shutdown "$addr" 8115 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "sdp_zc sendfile-shutdown over TCP: the same" 0 "$rc"
 
 # past RLIMIT_MEMLOCK (no CAP_IPC_LOCK, 32 KiB): every send is copied
 # instead, and nothing fails
