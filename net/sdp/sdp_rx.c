@@ -57,15 +57,27 @@ static s32 sdp_peer_credits(const struct sdp_sock *ssk)
  * update costs the peer a buffer, which it posts again: one short of
  * answering); and only when the peer runs low or a quarter of the ring is
  * waiting to be told.
+ *
+ * The peer's bare updates do not count towards that quarter when its data
+ * came with them: the reply the data usually asks for carries the credits.
+ * Otherwise one request sent as two messages (a header, then a body) sets
+ * off an update before the reply, which is a second message the peer
+ * answers with an update before its next request, and so on for as long
+ * as the connection lives: two messages each way per round trip.
  */
 bool sdp_need_credit_update(const struct sdp_sock *ssk)
 {
+	const struct sdp_conn *conn = ssk->conn;
 	s32 peer = sdp_peer_credits(ssk);
 	s32 more = (s32)sdp_rx_adv(ssk) - peer;
 
 	if (more < 2)
 		return false;
-	return peer <= 2 || more >= (s32)ssk->conn->rx_size / 4;
+	if (peer <= 2)
+		return true;
+	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
+		more -= conn->rx_upd;
+	return more >= max_t(s32, 2, conn->rx_size / 4);
 }
 
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -410,6 +422,7 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 			sk_send_sigurg(sk);
 		if (buf->len == sizeof(*h)) {
 			SDP_INC_STATS(net, SDP_MIB_RX_CREDIT_UPDATE);
+			conn->rx_upd++;
 			sdp_rx_repost(ssk, buf);
 			break;
 		}

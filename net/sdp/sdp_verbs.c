@@ -680,6 +680,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 		conn->zc_data_mseq = conn->tx_mseq;
 	conn->adv_bufs = sdp_rx_adv(ssk);
 	conn->adv_ack = conn->rx_mseq;
+	conn->rx_upd = 0;
 	return 0;
 }
 
