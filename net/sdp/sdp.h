@@ -296,7 +296,7 @@ struct sdp_conn {
 	u32			rx_mseq;	/* mseq of the last message received */
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
-	u32			rx_upd;		/* bare updates received since */
+	u32			rx_upd;		/* bare updates received after it */
 
 	/* send side */
 	struct sdp_buf		*tx_ring;	/* memory given on demand */
