@@ -484,10 +484,12 @@ static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
 struct sdp_device {
 	struct ib_device	*ibdev;
 	struct kref		ref;
-	/* what its connections last measured, bytes/ms, [1]: ZCopy; a new
-	 * connection starts from it (READ_ONCE/WRITE_ONCE, no lock)
+	/* what its connections last measured, bytes/ms, [1]: ZCopy, and
+	 * how many samples stand behind each figure (up to 255); a new
+	 * connection starts from them (READ_ONCE/WRITE_ONCE, no lock)
 	 */
 	u32			zca_rate[2][SDP_ZCA_CLASSES];
+	u8			zca_samples[2][SDP_ZCA_CLASSES];
 };
 
 /* Counters of /proc/net/sdpstats; names in sdp_proc.c */
