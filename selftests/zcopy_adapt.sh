@@ -14,7 +14,10 @@
 #    parameter sdp_zcopy_adapt=0: the fixed threshold, at least 95 % by
 #    ZCopy (the controls: they show the first case's BCopy is the rule's);
 #  - 1 MiB sends on a connection whose BCopy ring is four 4 KiB buffers:
-#    BCopy is tried, then at least 80 % of the bytes go by ZCopy;
+#    BCopy is tried, then at least 80 % of the bytes go by ZCopy; the
+#    first connection probes BCopy early (a way with a single sample),
+#    the next one starts from the device's figures, which two samples or
+#    more stand behind, and probes no more in its 3 s;
 #  - nothing left afterwards.
 # Which way is faster is decided by counters, not by timing: each case's
 # gap is 1.5x (1 MiB) to 3x (4 KiB) in this test bed (the figures are
@@ -29,11 +32,13 @@ addr=$(rxe-up) || exit 1
 param=/sys/module/ib_sdp/parameters
 
 # stream PORT SIZE [ENV...]: one 3 s stream; sets bc, zc (bytes each way
-# took), copied (sends the rule copied), cancels (SinkAvails), bw
+# took), copied (sends the rule copied), probes (runs the rule sent the
+# slower way), cancels (SinkAvails), bw
 stream() {
-	local port=$1 size=$2 bc0 zc0 cp0 out
+	local port=$1 size=$2 bc0 zc0 cp0 pr0 out
 	shift 2
 	bc0=$(sdp_stat TxBytes)
+	pr0=$(sdp_stat ZcopyAdaptProbes)
 	zc0=$(( $(sdp_stat TxZcopyBytes) + $(sdp_stat TxZcopyWriteBytes) ))
 	cp0=$(sdp_stat ZcopyAdaptCopied)
 	sc0=$(sdp_stat TxSinkAvailCancel)
@@ -42,8 +47,9 @@ stream() {
 	bc=$(( $(sdp_stat TxBytes) - bc0 ))
 	zc=$(( $(sdp_stat TxZcopyBytes) + $(sdp_stat TxZcopyWriteBytes) - zc0 ))
 	copied=$(( $(sdp_stat ZcopyAdaptCopied) - cp0 ))
+	probes=$(( $(sdp_stat ZcopyAdaptProbes) - pr0 ))
 	cancels=$(( $(sdp_stat TxSinkAvailCancel) - sc0 ))
-	echo "# $size B sends $*: $out MB/s, BCopy $bc B, ZCopy $zc B, copied by the rule $copied sends, $cancels SinkAvails cancelled"
+	echo "# $size B sends $*: $out MB/s, BCopy $bc B, ZCopy $zc B, copied by the rule $copied sends, $probes probes, $cancels SinkAvails cancelled"
 }
 pct() { echo $(( $1 * 100 / ($2 + 1) )); }
 
@@ -83,6 +89,11 @@ stream 7604 1048576
 check "1 MiB, small ring: BCopy tried" test "$copied" -gt 0
 check "1 MiB, small ring: at least 80 % by ZCopy ($(pct $zc $((bc + zc))) %)" \
 	test "$(pct $zc $((bc + zc)))" -ge 80
+check "1 MiB, small ring: early probes of BCopy ($probes)" test "$probes" -gt 0
+stream 7606 1048576
+check "1 MiB, the next connection: at least 80 % by ZCopy ($(pct $zc $((bc + zc))) %)" \
+	test "$(pct $zc $((bc + zc)))" -ge 80
+check_eq "1 MiB, the next connection: no early probe" 0 "$probes"
 echo 0 >$param/sdp_zcopy_thresh
 stream 7605 1048576
 echo "# (the same stream all by BCopy, for the figures: $bw MB/s)"
