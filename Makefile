@@ -2,7 +2,8 @@
 #
 # ib_sdp: Sockets Direct Protocol for Linux.
 #
-#   make                build net/sdp/ib_sdp.ko, userspace/ and selftests/
+#   make                build net/sdp/ib_sdp.ko, userspace/, selftests/ and
+#                       the test bed's Soft-iWARP module (build/siw/siw.ko)
 #   make deps           install (apt) what building and testing need
 #   make install        install the module (updates/), run depmod, and
 #                       install the uapi header and userspace tools
@@ -27,10 +28,10 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 
 export KVER
 
-.PHONY: all module userspace selftests deps install uninstall check check-full demo \
+.PHONY: all module userspace selftests siw deps install uninstall check check-full demo \
 	bench bench-more fuzz checkpatch deb clean
 
-all: module userspace selftests
+all: module userspace selftests siw
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' or set KVER/KDIR" >&2; exit 1; }
@@ -41,6 +42,10 @@ userspace:
 
 selftests:
 	$(MAKE) -C selftests
+
+# Soft-iWARP for the test bed: Debian's kernel does not build it
+siw:
+	testbed/build-siw
 
 deps:
 	testbed/install-deps
