@@ -496,8 +496,9 @@ int peer_repost_all(struct peer *p)
 	return 0;
 }
 
-int peer_rdma(struct peer *p, int write, uint64_t raddr, uint32_t rkey,
-	      uint32_t len, uint32_t off, int timeout_ms)
+/* One RDMA op, waited for until @end: its completion status, or -1. */
+static int peer_rw_op(struct peer *p, enum ibv_wr_opcode op, uint64_t raddr,
+		      uint32_t rkey, uint32_t len, uint32_t off, long long end)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)p->mem + off,
@@ -505,14 +506,11 @@ int peer_rdma(struct peer *p, int write, uint64_t raddr, uint32_t rkey,
 		.lkey = p->memmr->lkey,
 	};
 	struct ibv_send_wr wr = {}, *bad;
-	long long end = now_ms() + timeout_ms;
 
-	if ((uint64_t)off + len > p->memsz || p->rw_busy)
-		return -1;
 	wr.wr_id = PEER_WR_RW;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.opcode = op;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
@@ -523,6 +521,31 @@ int peer_rdma(struct peer *p, int write, uint64_t raddr, uint32_t rkey,
 		if (!peer_poll_one(p))
 			usleep(200);
 	return p->rw_busy ? -1 : p->rw_status;
+}
+
+/*
+ * On InfiniBand and RoCE the target acknowledges an RDMA WRITE, and a
+ * refused one (a bad key) completes in error here.  On iWARP a WRITE
+ * completes once the transport has taken it: the target's refusal comes
+ * back as a TERMINATE that breaks the connection.  A zero-length RDMA
+ * READ behind the WRITE (no key is checked for it) is answered only after
+ * the target has placed the WRITE, so it completes in error exactly when
+ * the WRITE was refused: the same answer as on RoCE.
+ */
+int peer_rdma(struct peer *p, int write, uint64_t raddr, uint32_t rkey,
+	      uint32_t len, uint32_t off, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+	int st;
+
+	if ((uint64_t)off + len > p->memsz || p->rw_busy)
+		return -1;
+	st = peer_rw_op(p, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+			raddr, rkey, len, off, end);
+	if (st || !write ||
+	    p->id->verbs->device->transport_type != IBV_TRANSPORT_IWARP)
+		return st;
+	return peer_rw_op(p, IBV_WR_RDMA_READ, raddr, rkey, 0, off, end);
 }
 
 int peer_event(struct peer *p, int timeout_ms)
