@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 16 concurrent SDP connections each send 64 MiB of seeded random data in
-# random write sizes (1 B .. 256 KiB); the server checks every byte and
+# random write sizes (1 B .. 256 KiB) (SDP_STREAMS and SDP_STREAM_MIB
+# change both, for a shorter run); the server checks every byte and
 # echoes it, the client checks every byte of the echo and EOF after it.
 # Writes of 64 KiB and more go by ZCopy, the others by BCopy: both paths
 # carry the streams, interleaved.  Afterwards nothing is left: sockets,
@@ -14,18 +15,19 @@ sdp_unload
 sdp_load || exit 1
 
 port=7100
+n=${SDP_STREAMS:-16} bytes=$((${SDP_STREAM_MIB:-64} << 20))
 rnr0=$(rnr_naks)
-sdp_stream server sdp "$addr" $port 16 >/tmp/server.out 2>&1 &
+sdp_stream server sdp "$addr" $port "$n" >/tmp/server.out 2>&1 &
 srv=$!
-out=$(sdp_stream client sdp "$addr" $port 16 $((64 << 20)) 1 2>&1)
+out=$(sdp_stream client sdp "$addr" $port "$n" $bytes 1 2>&1)
 rc=$?
 echo "$out"
-check_eq "client: 16 streams verified both ways" 0 "$rc"
+check_eq "client: $n streams verified both ways" 0 "$rc"
 wait $srv
-check_eq "server: 16 streams verified" 0 "$?"
+check_eq "server: $n streams verified" 0 "$?"
 cat /tmp/server.out
 check_eq "every byte counted, sent and received, by either path" \
-	"$((2 * 16 * (64 << 20) + 16 * 16)) $((2 * 16 * (64 << 20) + 16 * 16))" \
+	"$((2 * n * bytes + 16 * n)) $((2 * n * bytes + 16 * n))" \
 	"$(sdp_tx_bytes) $(sdp_rx_bytes)"
 check "BCopy carried some" test "$(sdp_stat TxData)" -gt 0
 check "ZCopy carried some" test "$(sdp_stat TxSrcAvail)" -gt 0
@@ -36,6 +38,6 @@ check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 check_eq "no message met an empty receive queue (RNR)" 0 \
 	$(($(rnr_naks) - rnr0))
 check_eq "no connection aborted" 0 "$(sdp_stat ConnAborted)"
-check_eq "32 connections closed in order" 32 "$(sdp_stat ConnClosed)"
+check_eq "$((2 * n)) connections closed in order" $((2 * n)) "$(sdp_stat ConnClosed)"
 sdp_check_clean
 finish
