@@ -25,7 +25,8 @@
  *	waits for another line, then writes BYTES in 64 KiB writes and
  *	half-closes; prints "sent BYTES" or the write's error (exit 1).
  *
- * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP).
+ * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP); an IPv6 ADDR (one with a
+ * ':', v4-mapped ones too) makes it AF_INET6 or AF_INET6_SDP.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -88,28 +89,48 @@ static size_t io_size(uint64_t *r)
 	return 1 + (*r >> 20) % (1u << ((*r >> 8) % 19));
 }
 
-static int sdp_family(void)
+static int sdp_family(const char *param, int dflt)
 {
-	FILE *f = fopen("/sys/module/ib_sdp/parameters/af_inet_sdp", "r");
-	int fam = 27;
+	char path[96];
+	FILE *f;
+	int fam = dflt;
 
+	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s", param);
+	f = fopen(path, "r");
 	if (f) {
 		if (fscanf(f, "%d", &fam) != 1)
-			fam = 27;
+			fam = dflt;
 		fclose(f);
 	}
 	return fam;
 }
 
-static void addr_of(struct sockaddr_in *sin, const char *addr, int port)
+union sa {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+/* @addr, IPv4 or IPv6 (the socket family says which); returns its length */
+static socklen_t addr_of(union sa *u, const char *addr, int port)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+	int ok;
+
+	memset(u, 0, sizeof(*u));
+	if (strchr(addr, ':')) {
+		u->in6.sin6_family = AF_INET6;
+		u->in6.sin6_port = htons(port);
+		ok = inet_pton(AF_INET6, addr, &u->in6.sin6_addr);
+	} else {
+		u->in.sin_family = AF_INET;
+		u->in.sin_port = htons(port);
+		ok = inet_pton(AF_INET, addr, &u->in.sin_addr);
+	}
+	if (ok != 1) {
 		fprintf(stderr, "bad address %s\n", addr);
 		exit(2);
 	}
+	return strchr(addr, ':') ? sizeof(u->in6) : sizeof(u->in);
 }
 
 static int stream_socket(void)
@@ -125,12 +146,12 @@ static int stream_socket(void)
 
 static int listen_on(const char *addr, int port)
 {
-	struct sockaddr_in sin;
+	union sa u;
 	int fd = stream_socket(), one = 1;
+	socklen_t len = addr_of(&u, addr, port);
 
-	addr_of(&sin, addr, port);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	if (bind(fd, &u.sa, len) ||
 	    listen(fd, 128)) {
 		perror("bind/listen");
 		exit(2);
@@ -140,13 +161,13 @@ static int listen_on(const char *addr, int port)
 
 static int connect_to(const char *addr, int port)
 {
-	struct sockaddr_in sin;
+	union sa u;
 	int fd, tries;
+	socklen_t len = addr_of(&u, addr, port);
 
-	addr_of(&sin, addr, port);
 	for (tries = 0; tries < 100; tries++) {
 		fd = stream_socket();
-		if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		if (!connect(fd, &u.sa, len))
 			return fd;
 		if (errno != ECONNREFUSED) {
 			perror("connect");
@@ -512,7 +533,12 @@ int main(int argc, char **argv)
 	alarm(1500);	/* a hang fails the test instead of stalling it */
 	if (argc < 5)
 		goto usage;
-	family = !strcmp(argv[2], "tcp") ? AF_INET : sdp_family();
+	if (strchr(argv[3], ':'))
+		family = !strcmp(argv[2], "tcp") ? AF_INET6 :
+			 sdp_family("af_inet6_sdp", 28);
+	else
+		family = !strcmp(argv[2], "tcp") ? AF_INET :
+			 sdp_family("af_inet_sdp", 27);
 
 	if (!strcmp(argv[1], "server") && argc == 6)
 		return run_server(argv[3], atoi(argv[4]), atoi(argv[5]));
