@@ -43,9 +43,10 @@ userspace:
 selftests:
 	$(MAKE) -C selftests
 
-# Soft-iWARP for the test bed: Debian's kernel does not build it
+# Soft-iWARP for the test bed: Debian's kernel does not build it.  A
+# failure does not stop the build: the tests over siw are then skipped.
 siw:
-	testbed/build-siw
+	-testbed/build-siw
 
 deps:
 	testbed/install-deps

@@ -13,6 +13,10 @@
 # back when done.
 . "$(dirname "$0")/lib.sh"
 
+if [ ! -f "$SDP_REPO/build/siw/siw.ko" ]; then
+	echo "no build/siw/siw.ko (testbed/build-siw did not build it): skipped"
+	exit 4
+fi
 sdp_unload
 rdma link delete rxe0 2>/dev/null
 export SDP_RDMA=siw
