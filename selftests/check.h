@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tiny assertion helpers for the ib_sdp selftests.  Each CHECK prints one
+ * Tiny assertion helpers for the ib_sdp selftests, and the few other
+ * helpers several of them share.  Each CHECK prints one
  * "# ok" or "# FAIL" diagnostic line (TAP comments); the program's exit
  * status tells the runner whether the test passed.
  */
@@ -48,6 +49,25 @@ static inline const char *errname(int err)
 	i = (i + 1) % 8;
 	snprintf(buf[i], sizeof(buf[i]), "%s", strerrorname_np(err) ?: "?");
 	return buf[i];
+}
+
+/* ib_sdp's module parameter @name (e.g. "af_inet_sdp"), or @dflt if the
+ * module is not loaded or the parameter cannot be read.
+ */
+static inline int sdp_module_param(const char *name, int dflt)
+{
+	char path[128];
+	FILE *f;
+	int v = dflt;
+
+	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
 }
 
 #endif

@@ -36,26 +36,7 @@ streams "IPv6 $addr6" "$addr6" 7600
 streams "v4-mapped ::ffff:$addr4" "::ffff:$addr4" 7610
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 
-mkdir -p /tmp/www6
-head -c $((20 << 20)) /dev/urandom >/tmp/www6/f
-want=$(sha256sum </tmp/www6/f)
-printf '%s\n' "use sdp server python3* [$addr6]:8096" 'use tcp server * *:*' \
-	"use sdp client curl [$addr6]:8096" >/tmp/http6.conf
-libsdp_bg /tmp/http6.conf python3 -m http.server 8096 --bind "$addr6" \
-	--directory /tmp/www6 >/tmp/http6.out 2>&1
-srv=$bg_pid
-wait_for sdp_listening 8096
-check "http.server on $addr6: its listener is SDP" sdp_listening 8096
-rx=$(sdp_rx_bytes)
-with_libsdp /tmp/http6.conf timeout 300 curl -sS -g -o /tmp/got6 \
-	"http://[$addr6]:8096/f"
-check_eq "curl -6 done" 0 "$?"
-check_eq "20 MiB through SDP over IPv6, SHA-256 as sent" "$want" \
-	"$(sha256sum </tmp/got6)"
-check "curl read them from SDP" test $(($(sdp_rx_bytes) - rx)) -ge $((20 << 20))
-kill $srv
-wait $srv 2>/dev/null
-rm -rf /tmp/www6 /tmp/got6
+http_over_sdp "$addr6" 8096 20 "[$addr6]"
 
 sdp_check_clean
 finish

@@ -146,6 +146,38 @@ libsdp_bg() {
 	bg_pid=$!
 }
 
+# http_over_sdp ADDR PORT MIB RULEADDR: python3's http.server on ADDR:PORT
+# and curl, both under libsdp with rules by program name for
+# RULEADDR:PORT (* or an address, [v6] for IPv6); a MIB MiB file checked by
+# SHA-256, the listener and curl's bytes seen on SDP.
+http_over_sdp() {
+	local addr=$1 port=$2 mib=$3 raddr=$4 host=$1 www=/tmp/www.$2 srv rx want
+	local conf=/tmp/http.$2.conf
+
+	[[ $addr == *:* ]] && host="[$addr]"
+	mkdir -p "$www"
+	head -c $((mib << 20)) /dev/urandom >"$www/f"
+	want=$(sha256sum <"$www/f")
+	printf '%s\n' "use sdp server python3* $raddr:$port" 'use tcp server * *:*' \
+		"use sdp client curl $raddr:$port" >"$conf"
+	libsdp_bg "$conf" python3 -m http.server "$port" --bind "$addr" \
+		--directory "$www" >/tmp/http.$port.out 2>&1
+	srv=$bg_pid
+	wait_for sdp_listening "$port"
+	check "http.server on $addr: its listener is SDP" sdp_listening "$port"
+	rx=$(sdp_rx_bytes)
+	with_libsdp "$conf" timeout 300 curl -sS -g -o /tmp/got.$port \
+		"http://$host:$port/f"
+	check_eq "curl done" 0 "$?"
+	check_eq "$mib MiB through SDP, SHA-256 as sent" "$want" \
+		"$(sha256sum </tmp/got.$port)"
+	check "curl read them from SDP" \
+		test $(($(sdp_rx_bytes) - rx)) -ge $((mib << 20))
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	rm -rf "$www" /tmp/got.$port
+}
+
 # sdp_listening PORT: an SDP socket listens on PORT.
 sdp_listening() {
 	awk -v p="$(printf '%04X' "$1")" \

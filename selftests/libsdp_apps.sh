@@ -97,24 +97,7 @@ kill $srv
 wait $srv 2>/dev/null
 
 # ---- HTTP: python3 -m http.server and curl ---------------------------------
-mkdir -p /tmp/www
-head -c $((50 << 20)) /dev/urandom >/tmp/www/big
-want=$(sha256sum </tmp/www/big)
-printf '%s\n' 'use sdp server python3* *:8088' 'use tcp server * *:*' \
-	'use sdp client curl *:8088' >/tmp/http.conf
-libsdp_bg /tmp/http.conf python3 -m http.server 8088 --bind "$addr" \
-	--directory /tmp/www >/tmp/http.out 2>&1
-srv=$bg_pid
-wait_for sdp_listening 8088
-check "http.server: its listener is SDP" sdp_listening 8088
-rx=$(sdp_rx_bytes)
-with_libsdp /tmp/http.conf timeout 300 curl -sS -o /tmp/got "http://$addr:8088/big"
-check_eq "curl done" 0 "$?"
-check_eq "50 MiB through SDP, SHA-256 as sent" "$want" "$(sha256sum </tmp/got)"
-check "curl read them from SDP" test $(($(sdp_rx_bytes) - rx)) -ge $((50 << 20))
-kill $srv
-wait $srv 2>/dev/null
-rm -f /tmp/www/big /tmp/got
+http_over_sdp "$addr" 8088 50 "*"
 
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 if [ "${SDP_LOCAL:-0}" = 1 ]; then

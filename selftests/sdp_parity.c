@@ -24,26 +24,11 @@
 #include <sys/time.h>
 #include <linux/sdp.h>
 
+#include "check.h"
 #include "parity.h"
 
 struct parity_env E;
 FILE *obs_out;
-
-static int sdp_param(const char *name, int dflt)
-{
-	char path[128];
-	FILE *f;
-	int v = dflt;
-
-	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
 
 /* ---- socket creation and options ---------------------------------- */
 
@@ -1850,8 +1835,8 @@ static void run_case(const struct parity_case *c, bool sdp, int port,
 		close(p[0]);
 		setpgid(0, 0);
 		E.sdp = sdp;
-		E.fam = sdp ? sdp_param("af_inet_sdp", AF_INET_SDP) : AF_INET;
-		E.fam6 = sdp ? sdp_param("af_inet6_sdp", AF_INET6_SDP) : AF_INET6;
+		E.fam = sdp ? sdp_module_param("af_inet_sdp", AF_INET_SDP) : AF_INET;
+		E.fam6 = sdp ? sdp_module_param("af_inet6_sdp", AF_INET6_SDP) : AF_INET6;
 		E.port = port;
 		obs_out = fdopen(p[1], "w");
 		alarm(c->timeout);

@@ -139,26 +139,10 @@ static void check_errors(int sdp, int inet)
 	      errname(try_socket(inet, SOCK_DGRAM, -1)));
 }
 
-static int read_param(const char *name)
-{
-	char path[128];
-	FILE *f;
-	int v = -1;
-
-	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void check_sdp_options(int sdp)
 {
 	int fd = socket(sdp, SOCK_STREAM, 0);
-	int val, param = read_param("sdp_zcopy_thresh");
+	int val, param = sdp_module_param("sdp_zcopy_thresh", -1);
 	socklen_t len;
 
 	if (fd < 0)

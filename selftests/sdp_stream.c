@@ -28,8 +28,10 @@
  * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP); an IPv6 ADDR (one with a
  * ':', v4-mapped ones too) makes it AF_INET6 or AF_INET6_SDP.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+
+#include <linux/sdp.h>
+
+#include "check.h"
 
 
 #define MAX_IO	(256 * 1024)
@@ -89,22 +95,6 @@ static size_t io_size(uint64_t *r)
 	return 1 + (*r >> 20) % (1u << ((*r >> 8) % 19));
 }
 
-static int sdp_family(const char *param, int dflt)
-{
-	char path[96];
-	FILE *f;
-	int fam = dflt;
-
-	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s", param);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &fam) != 1)
-			fam = dflt;
-		fclose(f);
-	}
-	return fam;
-}
-
 union sa {
 	struct sockaddr sa;
 	struct sockaddr_in in;
@@ -114,10 +104,11 @@ union sa {
 /* @addr, IPv4 or IPv6 (the socket family says which); returns its length */
 static socklen_t addr_of(union sa *u, const char *addr, int port)
 {
+	bool v6 = strchr(addr, ':');
 	int ok;
 
 	memset(u, 0, sizeof(*u));
-	if (strchr(addr, ':')) {
+	if (v6) {
 		u->in6.sin6_family = AF_INET6;
 		u->in6.sin6_port = htons(port);
 		ok = inet_pton(AF_INET6, addr, &u->in6.sin6_addr);
@@ -130,7 +121,7 @@ static socklen_t addr_of(union sa *u, const char *addr, int port)
 		fprintf(stderr, "bad address %s\n", addr);
 		exit(2);
 	}
-	return strchr(addr, ':') ? sizeof(u->in6) : sizeof(u->in);
+	return v6 ? sizeof(u->in6) : sizeof(u->in);
 }
 
 static int stream_socket(void)
@@ -535,10 +526,10 @@ int main(int argc, char **argv)
 		goto usage;
 	if (strchr(argv[3], ':'))
 		family = !strcmp(argv[2], "tcp") ? AF_INET6 :
-			 sdp_family("af_inet6_sdp", 28);
+			 sdp_module_param("af_inet6_sdp", AF_INET6_SDP);
 	else
 		family = !strcmp(argv[2], "tcp") ? AF_INET :
-			 sdp_family("af_inet_sdp", 27);
+			 sdp_module_param("af_inet_sdp", AF_INET_SDP);
 
 	if (!strcmp(argv[1], "server") && argc == 6)
 		return run_server(argv[3], atoi(argv[4]), atoi(argv[5]));
