@@ -5,6 +5,8 @@
  *
  * Usage: sdp_parity ADDR ADDR6 BASEPORT [CASE...]
  *   ADDR, ADDR6  IPv4 and IPv6 addresses of the RDMA netdev
+ *   BASEPORT     case k runs on 20 ports from BASEPORT + 20k over TCP and
+ *                from 1000 above that over SDP
  *   CASE         run only these cases (default: all)
  * With SDP_PARITY_TSV=FILE in the environment, the rows also go to FILE
  * as "case/step<TAB>TCP<TAB>SDP<TAB>verdict" lines, for scripts.
@@ -1712,6 +1714,71 @@ static void case_v4mapped(void)
 	close(c);
 }
 
+/* listen() on an IPv6 socket: unbound, and which ports it shares with
+ * IPv4 sockets (on iWARP an SDP listener on [::] takes IPv4 through a
+ * second rdma_cm id of its own).
+ */
+static void case_v6_listen(void)
+{
+	struct sockaddr_in6 any6 = sa6("::", E.port), got, to6;
+	struct sockaddr_in any4 = sa4("0.0.0.0", E.port), to4;
+	socklen_t len = sizeof(got);
+	int l = socket(E.fam6, SOCK_STREAM, 0), c, s, acc;
+	char a[64];
+
+	MUST(l >= 0);
+	OBS("listen unbound", "%s", res(listen(l, 4)));
+	MUST(!getsockname(l, SA(got), &len));
+	OBS("bound to", "%d %s", got.sin6_family,
+	    inet_ntop(AF_INET6, &got.sin6_addr, a, sizeof(a)) ? a : "?");
+	to4 = sa4(E.addr, ntohs(got.sin6_port));
+	to6 = sa6(E.addr6, ntohs(got.sin6_port));
+	c = sock_new();
+	OBS("IPv4 client", "%s", res(connect(c, SA(to4), sizeof(to4))));
+	s = accept(l, NULL, NULL);
+	OBS("accept", "%s", res(s));
+	close(c);
+	close(s);
+	c = socket(E.fam6, SOCK_STREAM, 0);
+	OBS("IPv6 client", "%s", res(connect(c, SA(to6), sizeof(to6))));
+	s = accept(l, NULL, NULL);
+	OBS("accept", "%s", res(s));
+	close(c);
+	close(s);
+	close(l);
+
+	/* a dual-stack listener holds the port's IPv4 half */
+	l = socket(E.fam6, SOCK_STREAM, 0);
+	MUST(!bind(l, SA(any6), sizeof(any6)) && !listen(l, 4));
+	c = sock_new();
+	OBS("IPv4 bind to a [::] listener's port", "%s",
+	    res(bind(c, SA(any4), sizeof(any4))));
+	close(c);
+	close(l);
+
+	/* a v6-only one does not */
+	l = socket(E.fam6, SOCK_STREAM, 0);
+	setint(l, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+	any6.sin6_port = htons(E.port + 1);
+	MUST(!bind(l, SA(any6), sizeof(any6)) && !listen(l, 4));
+	c = sock_new();
+	any4.sin_port = htons(E.port + 1);
+	OBS("IPv4 bind beside a v6-only [::] listener", "%s",
+	    res(bind(c, SA(any4), sizeof(any4))));
+	OBS("listen", "%s", res(listen(c, 4)));
+	s = sock_new();
+	to4 = sa4(E.addr, E.port + 1);
+	OBS("IPv4 client", "%s", res(connect(s, SA(to4), sizeof(to4))));
+	errno = ETIMEDOUT;
+	acc = wait_for(c, POLLIN, 5000) ? accept(c, NULL, NULL) : -1;
+	OBS("the IPv4 listener accepts it", "%s", res(acc));
+	if (acc >= 0)
+		close(acc);
+	close(s);
+	close(c);
+	close(l);
+}
+
 /* ---- the runner ---------------------------------------------------- */
 
 struct parity_case {
@@ -1719,6 +1786,11 @@ struct parity_case {
 	void (*fn)(void);
 	int timeout;		/* seconds, per run */
 };
+
+/* SDP runs a case on ports SDP_PORTS above TCP's: on iWARP an SDP port
+ * is a TCP port as well, and TCP's closed connections hold theirs a while.
+ */
+#define SDP_PORTS	1000
 
 static const struct parity_case cases[] = {
 	{ "socket_flags", case_socket_flags, 30 },
@@ -1763,6 +1835,7 @@ static const struct parity_case cases[] = {
 	{ "fork_dup", case_fork_dup, 30 },
 	{ "exec", case_exec, 30 },
 	{ "ipv6", case_ipv6, 30 },
+	{ "v6_listen", case_v6_listen, 30 },
 	{ "v4mapped", case_v4mapped, 60 },
 };
 
@@ -1933,6 +2006,10 @@ int main(int argc, char **argv)
 			E.self = self;
 		}
 	}
+	if (20 * sizeof(cases) / sizeof(cases[0]) > SDP_PORTS) {
+		fprintf(stderr, "sdp_parity: cases overlap SDP's ports\n");
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("SDP_PARITY_TSV"))
 		tsv = fopen(getenv("SDP_PARITY_TSV"), "w");
@@ -1950,7 +2027,7 @@ int main(int argc, char **argv)
 		t0 = now();
 		run_case(c, false, base + 20 * k, &t);
 		t1 = now();
-		run_case(c, true, base + 20 * k, &s);
+		run_case(c, true, base + SDP_PORTS + 20 * k, &s);
 		t2 = now();
 		for (j = 0; j < (t.n > s.n ? t.n : s.n); j++) {
 			const char *ts = j < t.n ? t.step[j] : "-";

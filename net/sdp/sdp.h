@@ -41,7 +41,10 @@
  *                      the lock: sdp_release() if no connection needs it
  *                      any more, else the teardown work once the socket is
  *                      orphaned, or rdma_cm itself when the event handler
- *                      returns non-zero.
+ *                      returns non-zero.  A listener on the IPv6 wildcard
+ *                      that takes IPv4 too has a second id on the IPv4
+ *                      wildcard (cm_id_v4, see sdp_listen_ids()), which
+ *                      sdp_listen_stop() destroys.
  *
  * Locking
  * -------
@@ -358,6 +361,7 @@ struct sdp_conn {
 struct sdp_sock {
 	struct sock		sk;		/* must be first */
 	struct rdma_cm_id	*cm_id;		/* see "rdma_cm_id" above */
+	struct rdma_cm_id	*cm_id_v4;	/* a dual-stack listener's IPv4 half */
 	unsigned long		flags;		/* SDP_F_* */
 	u32			proc_id;	/* in sdp_net.socks (sdp_proc.c) */
 	struct sockaddr_storage	local;		/* copies of the id's addresses, */

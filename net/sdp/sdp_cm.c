@@ -649,7 +649,11 @@ static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
 
 	sdp_conn_teardown(ssk);
 	lock_sock(sk);
-	if (ssk->cm_id == id) {
+	if (ssk->cm_id_v4 == id) {
+		/* not sent for a wildcard id today; the other half goes on */
+		ssk->cm_id_v4 = NULL;
+		ret = 1;
+	} else if (ssk->cm_id == id) {
 		ssk->cm_id = NULL;
 		ret = 1;	/* rdma_cm destroys the id */
 		if (sk->sk_state != TCP_CLOSE) {
@@ -775,6 +779,21 @@ static int sdp_bind_errno(int err)
 	return err == -EADDRNOTAVAIL ? -EADDRINUSE : err;
 }
 
+/* Does a socket on the IPv6 wildcard take IPv4 connections too?  An
+ * AF_INET6_SDP socket unless IPV6_V6ONLY; an AF_INET_SDP socket given a
+ * sockaddr_in6 as the system's default says (net.ipv6.bindv6only).
+ */
+static bool sdp_v6_dual(struct sdp_sock *ssk)
+{
+	if (ssk->sk.sk_family == sdp_af_inet6)
+		return !ssk->v6only;
+#if IS_ENABLED(CONFIG_IPV6)
+	return !READ_ONCE(sock_net(&ssk->sk)->ipv6.sysctl.bindv6only);
+#else
+	return false;
+#endif
+}
+
 /**
  * sdp_bind_id - bind the socket's id to @addr
  * @ssk: the socket, locked
@@ -796,6 +815,8 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 
 	if (ssk->sk.sk_reuse)
 		rdma_set_reuseaddr(id, 1);
+	/* which ports it shares with the other family, as inet6_bind() */
+	rdma_set_afonly(id, addr->ss_family != AF_INET6 || !sdp_v6_dual(ssk));
 	__clear_bit(SDP_F_LOCAL_BIND, &ssk->flags);
 	err = rdma_bind_addr(id, (struct sockaddr *)addr);
 	if (err != -ENODEV || !READ_ONCE(sdp_local))
@@ -985,10 +1006,91 @@ out:
 	return err;
 }
 
+/* Called locked: is the socket's id bound to the IPv6 wildcard, taking
+ * IPv4 connections as well?
+ */
+static bool sdp_listen_dual(struct sdp_sock *ssk)
+{
+	const struct sockaddr_in6 *a =
+		(struct sockaddr_in6 *)&ssk->cm_id->route.addr.src_addr;
+
+	return a->sin6_family == AF_INET6 && ipv6_addr_any(&a->sin6_addr) &&
+	       sdp_v6_dual(ssk);
+}
+
+/* Called locked: listen on @port of the IPv4 wildcard through a second
+ * id, whose requests come to the same handler and listener.
+ */
+static int sdp_listen_v4(struct sdp_sock *ssk, __be16 port, int backlog)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = port };
+	struct rdma_cm_id *id;
+	int err;
+
+	id = sdp_cm_create_id(&ssk->sk);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ssk->cm_id_v4 = id;
+	sdp_id_options(ssk, id);
+	rdma_set_afonly(id, 1);
+	if (ssk->sk.sk_reuse)
+		rdma_set_reuseaddr(id, 1);
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!err)
+		err = rdma_listen(id, backlog);
+	return sdp_bind_errno(err);
+}
+
+/**
+ * sdp_listen_ids - start the socket's id(s) listening
+ * @ssk: the socket, locked, its id bound (or to be bound by rdma_listen())
+ * @backlog: as listen() was given it
+ *
+ * A listener on the IPv6 wildcard that takes IPv4 too listens on two ids:
+ * its own, made IPv6-only, and cm_id_v4 on the IPv4 wildcard of the same
+ * port.  One dual-stack id would do on InfiniBand and RoCE, where rdma_cm
+ * matches requests to listeners itself, but not on iWARP: there the
+ * device's own dual-stack TCP listener takes an IPv4 connection, rdma_cm
+ * finds a v4-mapped local address that no device has and rejects the
+ * request before SDP hears of it.  The bind was checked dual-stack, so no
+ * other socket holds the IPv4 half of the port.
+ *
+ * Return: 0 or a negative errno; on error cm_id_v4 is left for the caller
+ * to destroy, outside the lock.
+ */
+static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
+{
+	struct rdma_cm_id *id = ssk->cm_id;
+	struct sockaddr_in6 *src;
+	int err;
+
+	if (!test_bit(SDP_F_BOUND, &ssk->flags) && ssk->sk.sk_family ==
+	    sdp_af_inet6) {
+		/* as inet6: an unbound listener listens on [::] */
+		struct sockaddr_storage any = { .ss_family = AF_INET6 };
+
+		err = sdp_bind_id(ssk, id, &any);
+		if (err)
+			return err;
+	}
+	if (!sdp_listen_dual(ssk))
+		return sdp_bind_errno(rdma_listen(id, backlog));
+
+	src = (struct sockaddr_in6 *)&id->route.addr.src_addr;
+	rdma_set_afonly(id, 1);
+	err = sdp_listen_v4(ssk, src->sin6_port, backlog);
+	if (!err)
+		err = sdp_bind_errno(rdma_listen(id, backlog));
+	if (err)
+		rdma_set_afonly(id, 0);
+	return err;
+}
+
 int sdp_listen(struct socket *sock, int backlog)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
+	struct rdma_cm_id *id_v4;
 	int err;
 
 	lock_sock(sk);
@@ -1009,10 +1111,15 @@ int sdp_listen(struct socket *sock, int backlog)
 		rdma_set_reuseaddr(ssk->cm_id, 1);
 	/* bound where no RDMA device is: local connections only */
 	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
-		err = sdp_bind_errno(rdma_listen(ssk->cm_id, backlog));
+		err = sdp_listen_ids(ssk, backlog);
 	if (err) {
 		ssk->last_bind_err = -err;
-		goto out;
+		id_v4 = ssk->cm_id_v4;
+		ssk->cm_id_v4 = NULL;
+		release_sock(sk);
+		if (id_v4)
+			rdma_destroy_id(id_v4);
+		return err;
 	}
 	__set_bit(SDP_F_ID_USED, &ssk->flags);
 	__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -1034,6 +1141,7 @@ void sdp_listen_stop(struct sock *sk)
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_pending_req *req, *rtmp;
 	struct sdp_sock *cssk, *tmp;
+	struct rdma_cm_id *id_v4;
 	LIST_HEAD(pending);
 	LIST_HEAD(queue);
 
@@ -1041,12 +1149,16 @@ void sdp_listen_stop(struct sock *sk)
 	sdp_local_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
 		sdp_set_state(sk, TCP_CLOSE);
+	id_v4 = ssk->cm_id_v4;
+	ssk->cm_id_v4 = NULL;
 	list_splice_init(&ssk->accept_queue, &queue);
 	WRITE_ONCE(ssk->accept_count, 0);
 	list_splice_init(&ssk->pending_reqs, &pending);
 	ssk->pending_count = 0;
 	sk->sk_state_change(sk);
 	release_sock(sk);
+	if (id_v4)
+		rdma_destroy_id(id_v4);
 
 	/* requests still waiting are refused, as TCP resets their SYNs */
 	list_for_each_entry_safe(req, rtmp, &pending, node) {
