@@ -7,7 +7,9 @@
 #    the private data, BCopy, ZCopy by RDMA READ (on iWARP the READ's
 #    sink needs remote write access: rdma_rw takes care of it), the close
 #    and the teardown; every byte checked, nothing left;
-#  - sdp_zc sink: a waiting reader's SinkAvail, written by RDMA WRITE.
+#  - sdp_zc sink: a waiting reader's SinkAvail, written by RDMA WRITE;
+#  - connect() where TCP holds the source port rdma_cm picked: another
+#    port is taken, and with none left the error is TCP's.
 # make check-full runs whole suites over siw (testbed/check), zcopy.sh's
 # hostile peer among them.  Runs last in the VM suite: it puts Soft-RoCE
 # back when done.
@@ -35,6 +37,48 @@ check_eq "sdp_zc sink over siw" 0 "$rc"
 check "the reader's SinkAvails were written into" \
 	test "$(sdp_stat RxZcopySinkBytes)" -gt 0
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+
+# connect() from a port TCP holds: rdma_cm picks source ports blind to
+# TCP's, and on iWARP each is a TCP port too.  100 ephemeral ports, above
+# the default range so that no earlier connection left one in TIME_WAIT:
+# with all of them bound by TCP sockets SDP's connect fails as TCP's;
+# with half of them, 20 connects all succeed (each would fail one time in
+# two without trying another port).
+range=$(cat /proc/sys/net/ipv4/ip_local_port_range)
+echo "61000 61099" >/proc/sys/net/ipv4/ip_local_port_range
+# hold_ports STEP: TCP sockets bound to every STEP-th port of the range
+hold_ports() {
+	python3 -c 'import socket, sys, time
+ss = []
+for p in range(61000, 61100, int(sys.argv[2])):
+    s = socket.socket()
+    s.bind((sys.argv[1], p))
+    ss.append(s)
+print("held", len(ss), flush=True)
+time.sleep(300)' "$addr" "$1" >/tmp/hold.out &
+	holder=$!
+	for _ in $(seq 100); do
+		grep -q held /tmp/hold.out && break
+		sleep 0.1
+	done
+	check "TCP holds ports ($(cat /tmp/hold.out))" grep -q held /tmp/hold.out
+}
+# first with every port TCP's (before SDP's own closed connections hold
+# some in TIME_WAIT)
+hold_ports 1
+tcp=$(timeout 60 sdp_scale hold tcp "$addr" 8111 1 </dev/null 2>&1 | grep '^# connection')
+sdp=$(timeout 120 sdp_scale hold sdp "$addr" 8112 1 </dev/null 2>&1 | grep '^# connection')
+check "no port left: TCP's connect fails ($tcp)" test -n "$tcp"
+check_eq "no port left: SDP's connect fails as TCP's" "$tcp" "$sdp"
+kill $holder; wait $holder 2>/dev/null
+hold_ports 2
+r0=$(sdp_stat ConnPortRetries)
+out=$(timeout 120 sdp_scale hold sdp "$addr" 8110 20 </dev/null 2>&1)
+check_eq "20 connects with half the ports TCP's ($out)" 0 "$?"
+check "they took other ports (ConnPortRetries)" \
+	test "$(sdp_stat ConnPortRetries)" -gt "$r0"
+kill $holder; wait $holder 2>/dev/null
+echo "$range" >/proc/sys/net/ipv4/ip_local_port_range
 sdp_check_clean
 
 rdma link delete siw0

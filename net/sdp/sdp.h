@@ -90,6 +90,8 @@
 #define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
 #define SDP_MAX_BUF_SIZE	(256 * 1024)
 #define SDP_RESOLVE_TIMEOUT_MS	2000
+/* source ports a connect() tries on iWARP before EADDRNOTAVAIL */
+#define SDP_PORT_TRIES		16
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
 #define SDP_EMBRYO_TIMEOUT	(10 * HZ)	/* a child's REP to its RTU */
 
@@ -387,6 +389,7 @@ struct sdp_sock {
 	int			zcopy_thresh;	/* SDP_ZCOPY_THRESH, bytes */
 	bool			zc_thresh_set;	/* ... set: no adapting */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
+	u8			port_tries;	/* sdp_connect_repick() */
 	bool			nodelay;	/* TCP_NODELAY */
 	bool			cork;		/* TCP_CORK */
 	bool			more;		/* MSG_MORE on the last send */
@@ -563,6 +566,7 @@ enum sdp_mib_field {
 	SDP_MIB_LOCAL_TX_BYTES,
 	SDP_MIB_LOCAL_RX_BYTES,
 	SDP_MIB_LOCAL_SINK_BYTES,
+	SDP_MIB_CONN_PORT_RETRIES,
 	SDP_MIB_MAX
 };
 

@@ -232,6 +232,69 @@ static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		sdp_connect_failed(ssk, -err);
 }
 
+/* Is the source port rdma_cm gave a connecting socket free in the host's
+ * TCP?  On iWARP it has to be: the connection is a TCP connection, which
+ * Soft-iWARP makes on a kernel socket bound to that port (and hardware
+ * reserves through the port mapper), but rdma_cm picks ports in its own
+ * port space, blind to TCP's.  A port TCP holds, a TIME_WAIT among them,
+ * would fail the connect with EADDRINUSE.  Probed by binding a socket as
+ * siw binds its own (SO_REUSEADDR); on other devices always free.
+ */
+static bool sdp_iw_port_free(struct sock *sk, struct rdma_cm_id *id)
+{
+	struct sockaddr *src = (struct sockaddr *)&id->route.addr.src_addr;
+	struct socket *s;
+	int err;
+
+	if (!id->device || !rdma_protocol_iwarp(id->device, id->port_num))
+		return true;
+	err = sock_create_kern(sock_net(sk), src->sa_family, SOCK_STREAM,
+			       IPPROTO_TCP, &s);
+	if (err)
+		return true;	/* the device will tell */
+	sock_set_reuseaddr(s->sk);
+	err = kernel_bind(s, src, rdma_addr_size(src));
+	sock_release(s);
+	return err != -EADDRINUSE;
+}
+
+/* Under the socket lock, in @id's handler (ADDR_RESOLVED): the port
+ * rdma_cm picked is TCP's.  As TCP's connect() looks on for a free
+ * ephemeral port, connect again through a new id with a port of its own;
+ * a socket bound by the application keeps its port and fails.
+ * Returns 1 for rdma_cm to destroy @id, or 0.
+ */
+static int sdp_connect_repick(struct sdp_sock *ssk, struct rdma_cm_id *id)
+{
+	struct sock *sk = &ssk->sk;
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *new;
+	int err;
+
+	if (test_bit(SDP_F_BOUND, &ssk->flags)) {
+		sdp_connect_failed(ssk, EADDRINUSE);
+		return 0;
+	}
+	if (++ssk->port_tries >= SDP_PORT_TRIES) {
+		sdp_connect_failed(ssk, EADDRNOTAVAIL);
+		return 0;
+	}
+	new = sdp_cm_create_id(sk);
+	if (IS_ERR(new)) {
+		sdp_connect_failed(ssk, -PTR_ERR(new));
+		return 0;
+	}
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_PORT_RETRIES);
+	sdp_id_options(ssk, new);
+	memcpy(&dst, &id->route.addr.dst_addr, sizeof(dst));
+	ssk->cm_id = new;	/* the socket's from now on */
+	err = rdma_resolve_addr(new, NULL, (struct sockaddr *)&dst,
+				SDP_RESOLVE_TIMEOUT_MS);
+	if (err)
+		sdp_connect_failed(ssk, EHOSTUNREACH);
+	return 1;
+}
+
 static void sdp_active_established(struct sdp_sock *ssk,
 				   struct rdma_cm_event *ev)
 {
@@ -724,6 +787,10 @@ static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (sk->sk_state != TCP_SYN_SENT)
 			break;
+		if (!sdp_iw_port_free(sk, id)) {
+			ret = sdp_connect_repick(ssk, id);
+			break;
+		}
 		ret = rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS);
 		if (ret) {
 			sdp_connect_failed(ssk, EHOSTUNREACH);
@@ -1344,6 +1411,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		}
 		ssk->flags &= BIT(SDP_F_BOUND) | BIT(SDP_F_LOCAL_BIND);
 		__set_bit(SDP_F_ID_USED, &ssk->flags);
+		ssk->port_tries = 0;
 		WRITE_ONCE(sk->sk_err, 0);
 		sk->sk_shutdown = 0;
 		sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
