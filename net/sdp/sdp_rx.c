@@ -707,8 +707,14 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				/* the peer's pages: read them (sdp_zc_read.c) */
 				n = sdp_zc_recv(ssk, buf, msg, used, flags, seq);
 				if (n < 0) {
+					/* READs that failed with the connection:
+					 * its error (ETIMEDOUT when the peer is
+					 * gone), reported once, as TCP does
+					 */
 					if (!copied)
-						copied = n;
+						copied = n == -ECONNRESET &&
+							 sk->sk_err ?
+							 sock_error(sk) : n;
 					break;
 				}
 				copied += n;

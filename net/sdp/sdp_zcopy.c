@@ -490,12 +490,13 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	 */
 	rdma_rw_ctx_destroy(&rw->ctx, ssk->conn->qp, ssk->conn->port_num, rw->sg, rw->nsg,
 			    rw->dir);
-	rw->busy = false;
 	if (buf->status == IB_WC_REM_ACCESS_ERR ||
 	    buf->status == IB_WC_REM_INV_REQ_ERR)
 		sdp_zc_refused(ssk, rw, buf->status);
 	else
 		sdp_tx_status(ssk, buf);
+	/* only now: a reader that sees the op done sees its error too */
+	rw->busy = false;
 	sdp_zc_wake(&ssk->sk);
 }
 
