@@ -2,18 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run one suite of the ib_sdp selftests and print TAP (version 13).
 #
-# Usage: run_tests.sh vm|vm-full|pair-a|pair-b|host [TEST...]
+# Usage: run_tests.sh vm|vm-full|pair-a|pair-b|cluster|host [TEST...]
 #   vm      TEST_PROGS, inside a test bed VM
 #   vm-full TEST_PROGS and TEST_FULL_PROGS (make check-full)
 #   pair-a  TEST_PAIR_PROGS with argument "a", in VM a of a pair
 #   pair-b  TEST_PAIR_PROGS with argument "b", in VM b of a pair
+#   cluster TEST_CLUSTER_PROGS, on every host of testbed/vm-cluster
 #   host    TEST_HOST_PROGS, on the build host
 # A test passes with exit 0, is skipped with exit 4 (kselftest's KSFT_SKIP)
 # and fails otherwise.  Each has TEST_TIMEOUT seconds (default 600).
 set -u
 cd "$(dirname "$0")" || exit 1
 
-mode=${1:?usage: run_tests.sh vm|vm-full|pair-a|pair-b|host [TEST...]}
+mode=${1:?usage: run_tests.sh vm|vm-full|pair-a|pair-b|cluster|host [TEST...]}
 shift
 arg=""
 case "$mode" in
@@ -21,6 +22,7 @@ vm) vars=TEST_PROGS ;;
 vm-full) vars="TEST_PROGS TEST_FULL_PROGS" ;;
 pair-a) vars=TEST_PAIR_PROGS arg=a ;;
 pair-b) vars=TEST_PAIR_PROGS arg=b ;;
+cluster) vars=TEST_CLUSTER_PROGS ;;
 host) vars=TEST_HOST_PROGS ;;
 *) echo "run_tests.sh: unknown suite $mode" >&2; exit 2 ;;
 esac
@@ -54,4 +56,11 @@ for t in "${tests[@]}"; do
 	   failed=$((failed + 1)) ;;
 	esac
 done
+# a test that powers its host off mid-run (cluster.sh) leaves this mark:
+# the results are out first, then the power goes, as if pulled
+if [ -e /run/sdp-poweroff ]; then
+	echo "# powering off, as a test asked"
+	sync
+	/bin/busybox poweroff -f
+fi
 [ "$failed" = 0 ]

@@ -25,17 +25,35 @@
  *	waits for another line, then writes BYTES in 64 KiB writes and
  *	half-closes; prints "sent BYTES" or the write's error (exit 1).
  *
+ *   sdp_stream incast FAM ADDR PORT NCONN SECONDS
+ *	accept NCONN connections; once all are there, read from all of them
+ *	for SECONDS and print the bytes each delivered meanwhile and
+ *	"fairness MIN/MEAN", then close them all.
+ *   sdp_stream flood FAM ADDR PORT
+ *	one connection that writes until the peer closes it; exit 0 if the
+ *	write then failed with EPIPE or ECONNRESET.
+ *
  * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP); an IPv6 ADDR (one with a
  * ':', v4-mapped ones too) makes it AF_INET6 or AF_INET6_SDP.
+ *
+ * Clients retry connect() while the server is not up yet, for up to
+ * SDP_STREAM_WAIT seconds (default 20; its host may still be booting).
+ * With SDP_STREAM_TIMEOUT=SECONDS every connection gets TCP_USER_TIMEOUT
+ * and keepalive (idle 1 s, 1 s apart, SECONDS probes).  An I/O error
+ * says how long after the connection's last progress it came, and when
+ * (CLOCK_REALTIME, seconds).  SIGPIPE is ignored: writes report EPIPE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -50,6 +68,45 @@
 #define MAX_IO	(256 * 1024)
 
 static int family;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* wall-clock time, to compare with another program's (ping -D) */
+static double wall(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int env_int(const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : def;
+}
+
+/* SDP_STREAM_TIMEOUT: give up on a silent peer as TCP would */
+static void conn_timeouts(int fd)
+{
+	int secs = env_int("SDP_STREAM_TIMEOUT", 0), one = 1;
+	int ms = secs * 1000;
+
+	if (secs <= 0)
+		return;
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &secs, sizeof(secs));
+}
 
 struct prng {
 	uint64_t s;
@@ -152,23 +209,39 @@ static int listen_on(const char *addr, int port)
 
 static int connect_to(const char *addr, int port)
 {
+	double end = now() + env_int("SDP_STREAM_WAIT", 20);
 	union sa u;
-	int fd, tries;
+	int fd;
 	socklen_t len = addr_of(&u, addr, port);
 
-	for (tries = 0; tries < 100; tries++) {
+	do {
 		fd = stream_socket();
-		if (!connect(fd, &u.sa, len))
+		if (!connect(fd, &u.sa, len)) {
+			conn_timeouts(fd);
 			return fd;
-		if (errno != ECONNREFUSED) {
+		}
+		/* the server, or its host, may not be up yet */
+		if (errno != ECONNREFUSED && errno != EHOSTUNREACH &&
+		    errno != ETIMEDOUT && errno != ENETUNREACH) {
 			perror("connect");
 			exit(2);
 		}
 		close(fd);
-		usleep(200000);	/* the server may not be up yet */
-	}
-	fprintf(stderr, "connect: refused 100 times\n");
+		usleep(200000);
+	} while (now() < end);
+	fprintf(stderr, "connect %s port %d: %s for %d s\n", addr, port,
+		strerror(errno), env_int("SDP_STREAM_WAIT", 20));
 	exit(2);
+}
+
+/* accept(), with the connection's timeouts */
+static int accept_conn(int lfd)
+{
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd >= 0)
+		conn_timeouts(fd);
+	return fd;
 }
 
 static int write_all(int fd, const void *buf, size_t n)
@@ -195,6 +268,7 @@ struct stream {
 	uint64_t bytes;
 	int delay;		/* seconds before reading */
 	int result;		/* 0 ok, else an error was printed */
+	double last;		/* time of the last byte read or written */
 	const char *who;
 	unsigned char *wbuf, *rbuf, *want;	/* MAX_IO each */
 };
@@ -241,6 +315,7 @@ static void *writer(void *arg)
 	struct prng p;
 
 	prng_init(&p, s->seed);
+	s->last = now();
 	while (done < s->bytes) {
 		size_t n = io_size(&r);
 
@@ -248,12 +323,13 @@ static void *writer(void *arg)
 			n = s->bytes - done;
 		prng_fill(&p, buf, n);
 		if (write_all(s->fd, buf, n)) {
-			fprintf(stderr, "%s: write after %llu bytes: %s\n",
+			fprintf(stderr, "%s: write after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
 				s->who, (unsigned long long)done,
-				strerror(errno));
+				strerror(errno), now() - s->last, wall());
 			s->result = 1;
 			break;
 		}
+		s->last = now();
 		done += n;
 	}
 	return NULL;
@@ -270,18 +346,20 @@ static int reader(struct stream *s, int echo_fd)
 	if (s->delay)
 		sleep(s->delay);
 	prng_init(&p, s->seed);
+	s->last = now();
 	for (;;) {
 		n = read(s->fd, buf, io_size(&r));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "%s: read after %llu bytes: %s\n",
+			fprintf(stderr, "%s: read after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
 				s->who, (unsigned long long)done,
-				strerror(errno));
+				strerror(errno), now() - s->last, wall());
 			return 1;
 		}
 		if (n == 0)
 			break;
+		s->last = now();
 		if (done + n > s->bytes) {
 			fprintf(stderr, "%s: %llu bytes too many\n", s->who,
 				(unsigned long long)(done + n - s->bytes));
@@ -298,8 +376,9 @@ static int reader(struct stream *s, int echo_fd)
 			return 1;
 		}
 		if (echo_fd >= 0 && write_all(echo_fd, buf, n)) {
-			fprintf(stderr, "%s: echo: %s\n", s->who,
-				strerror(errno));
+			fprintf(stderr, "%s: echo: %s (%.1f s after the last progress, at %.1f)\n",
+				s->who, strerror(errno), now() - s->last,
+				wall());
 			return 1;
 		}
 		done += n;
@@ -356,7 +435,7 @@ static int run_server(const char *addr, int port, int nconn)
 	printf("listening\n");
 	fflush(stdout);
 	for (i = 0; i < nconn; i++) {
-		s[i].fd = accept(lfd, NULL, NULL);
+		s[i].fd = accept_conn(lfd);
 		if (s[i].fd < 0) {
 			perror("accept");
 			return 1;
@@ -519,9 +598,78 @@ static int run_gated(const char *addr, int port, uint64_t bytes)
 	return 0;
 }
 
+static int run_incast(const char *addr, int port, int nconn, int secs)
+{
+	int lfd = listen_on(addr, port), i, live = nconn;
+	unsigned long long *got = calloc(nconn, sizeof(*got)), sum = 0, min;
+	struct pollfd *pf = calloc(nconn, sizeof(*pf));
+	unsigned char *buf = io_buf();
+	double end;
+
+	printf("listening\n");
+	fflush(stdout);
+	for (i = 0; i < nconn; i++) {
+		pf[i].fd = accept_conn(lfd);
+		pf[i].events = POLLIN;
+		if (pf[i].fd < 0) {
+			perror("accept");
+			return 1;
+		}
+	}
+	end = now() + secs;
+	while (live && now() < end) {
+		if (poll(pf, nconn, 100) < 0 && errno != EINTR)
+			return 1;
+		for (i = 0; i < nconn; i++) {
+			ssize_t n;
+
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLERR | POLLHUP)))
+				continue;
+			n = read(pf[i].fd, buf, MAX_IO);
+			if (n > 0) {
+				got[i] += n;
+				continue;
+			}
+			printf("conn %d: ended early: %s\n", i,
+			       n ? strerror(errno) : "EOF");
+			close(pf[i].fd);
+			pf[i].fd = -1;
+			live--;
+		}
+	}
+	min = got[0];
+	for (i = 0; i < nconn; i++) {
+		printf("conn %d: %llu bytes\n", i, got[i]);
+		sum += got[i];
+		if (got[i] < min)
+			min = got[i];
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+	}
+	printf("fairness %.2f\n", sum ? min * (double)nconn / sum : 0.0);
+	close(lfd);
+	return live == nconn ? 0 : 1;
+}
+
+static int run_flood(const char *addr, int port)
+{
+	unsigned char *buf = io_buf();
+	unsigned long long done = 0;
+	int fd = connect_to(addr, port);
+	ssize_t n;
+
+	while ((n = write(fd, buf, 65536)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			done += n;
+	printf("flood: %llu bytes, then %s\n", done, strerror(errno));
+	close(fd);
+	return errno == EPIPE || errno == ECONNRESET ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	alarm(1500);	/* a hang fails the test instead of stalling it */
+	signal(SIGPIPE, SIG_IGN);	/* a write's error is printed instead */
 	if (argc < 5)
 		goto usage;
 	if (strchr(argv[3], ':'))
@@ -543,6 +691,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "gated") && argc == 6)
 		return run_gated(argv[3], atoi(argv[4]),
 				 strtoull(argv[5], NULL, 0));
+	if (!strcmp(argv[1], "incast") && argc == 7)
+		return run_incast(argv[3], atoi(argv[4]), atoi(argv[5]),
+				  atoi(argv[6]));
+	if (!strcmp(argv[1], "flood") && argc == 5)
+		return run_flood(argv[3], atoi(argv[4]));
 	if (!strcmp(argv[1], "bothfull") && argc == 6)
 		return run_bothfull(argv[3], atoi(argv[4]),
 				    strtoull(argv[5], NULL, 0));
