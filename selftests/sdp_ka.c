@@ -3,7 +3,8 @@
  * Keepalive against a peer that vanishes, on TCP and on SDP at once.
  *
  *   sdp_ka server ADDR PORT
- *	accept one TCP and one SDP connection on PORT, turn on SO_KEEPALIVE
+ *	accept one TCP connection on PORT and one SDP connection on PORT + 1
+ *	(on iWARP an SDP port is a TCP port too), turn on SO_KEEPALIVE
  *	with TCP_KEEPIDLE 1, TCP_KEEPINTVL 1, TCP_KEEPCNT 3 on both, and
  *	wait in recv() on both; print how each ended ("ETIMEDOUT after N s")
  *	and exit 0 if both ended with ETIMEDOUT within 30 s.
@@ -58,6 +59,7 @@ static int server(const char *addr, int port)
 	for (i = 0; i < 2; i++) {
 		int one = 1;
 
+		s.sin_port = htons(port + i);	/* see the top */
 		l[i] = socket(fam[i], SOCK_STREAM, 0);
 		setsockopt(l[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (l[i] < 0 || bind(l[i], (struct sockaddr *)&s, sizeof(s)) ||
@@ -121,6 +123,7 @@ static int client(const char *addr, int port, int secs)
 	struct sockaddr_in s = sa(addr, port);
 
 	for (i = 0; i < 2; i++) {
+		s.sin_port = htons(port + i);
 		for (tries = 0; tries < 600; tries++) {
 			c[i] = socket(fam[i], SOCK_STREAM, 0);
 			if (!connect(c[i], (struct sockaddr *)&s, sizeof(s)))

@@ -286,6 +286,7 @@ struct sdp_conn {
 						 */
 	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
 	u8			ka_probes;	/* probes unanswered */
+	bool			iwarp;		/* a send completes once TCP has it */
 
 	/* receive side */
 	struct list_head	rx_early;	/* received before the HelloAck */
@@ -689,6 +690,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
 void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_post_fence(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 void sdp_release_cb(struct sock *sk);

@@ -178,6 +178,8 @@ static bool sdp_ka_active(const struct sdp_sock *ssk)
 
 /* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
  * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
+ * On iWARP a WRITE completes once the local TCP has it, so the probe is a
+ * zero-length READ, which the peer must answer.
  */
 int sdp_rdma_probe(struct sdp_sock *ssk)
 {
@@ -192,9 +194,14 @@ int sdp_rdma_probe(struct sdp_sock *ssk)
 
 	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
 		return 0;	/* the last one is still unanswered */
-	err = sdp_qp_post_send(ssk->conn->qp, &wr.wr, NULL);
+	if (ssk->conn->iwarp) {
+		err = sdp_post_fence(ssk, &ssk->conn->ka_buf);
+	} else {
+		err = sdp_qp_post_send(ssk->conn->qp, &wr.wr, NULL);
+		if (!err)
+			sdp_sq_posted(ssk);
+	}
 	if (!err) {
-		sdp_sq_posted(ssk);
 		__set_bit(SDP_F_KA_PROBE, &ssk->flags);
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_KEEPALIVE_PROBES);
 	}

@@ -523,6 +523,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	conn->sdev = sdp_dev_get(id->device);
 	if (!conn->sdev)
 		return -ENODEV;
+	conn->iwarp = rdma_protocol_iwarp(id->device, id->port_num);
 	/* a PD of its own: its keys work on this connection only */
 	conn->pd = ib_alloc_pd(conn->sdev->ibdev, 0);
 	if (IS_ERR(conn->pd)) {
@@ -682,6 +683,39 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	conn->adv_ack = conn->rx_mseq;
 	conn->rx_upd = 0;
 	return 0;
+}
+
+/**
+ * sdp_post_fence - post a zero-length RDMA READ, signaled
+ * @ssk: the socket, locked, connected
+ * @buf: its completion's buffer (no data)
+ *
+ * On iWARP a send or a WRITE completes once the local TCP has it; a READ
+ * completes only when the peer's answer came back, which it sends after
+ * everything posted before it was placed: the keepalive probe there.  It
+ * needs no key (it moves no byte) and no credit.
+ *
+ * Return: 0 or the post's negative errno.
+ */
+int sdp_post_fence(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct ib_sge sge = { .lkey = conn->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe		= &buf->cqe,
+			.sg_list	= &sge,
+			.num_sge	= 1,	/* iWARP's READ takes one */
+			.opcode		= IB_WR_RDMA_READ,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+	};
+	int err;
+
+	err = sdp_qp_post_send(conn->qp, &wr.wr, NULL);
+	if (!err)
+		sdp_sq_posted(ssk);
+	return err;
 }
 
 /**
