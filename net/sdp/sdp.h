@@ -640,15 +640,30 @@ int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
-void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_addr_snapshot(struct sdp_sock *ssk);
+void sdp_connect_failed(struct sdp_sock *ssk, int err);
+int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		struct sockaddr_storage *addr);
+int sdp_bind_errno(int err);
+bool sdp_v6_dual(struct sdp_sock *ssk);
+int sdp_renew_id(struct sdp_sock *ssk);
+int sdp_hello_check(struct sock *sk, const void *data, u8 len, u8 mid);
+void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid);
+void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h);
+void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
+		    struct rdma_conn_param *p, struct sdp_hello *h);
+
+/* sdp_listen.c: the passive side */
+void sdp_cm_init(struct sdp_sock *ssk);
 void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
 bool sdp_listen_room(struct sock *sk);
 void sdp_child_inherit(struct sock *child, struct sock *parent);
-void sdp_connect_failed(struct sdp_sock *ssk, int err);
-int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
-		struct sockaddr_storage *addr);
+int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
+	       struct rdma_cm_event *ev);
+int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id);
+int sdp_child_established(struct sock *child);
+int sdp_child_failed(struct sock *child, bool in_handler);
 
 /* sdp_local.c */
 bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);

@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the passive side of connection management.
+ *
+ * listen() starts the socket's rdma_cm id listening (two ids for a
+ * dual-stack [::] listener: sdp_listen_ids()).  A CONNECT_REQUEST on a
+ * listener (sdp_cm_req(), from sdp_cm_handler() in sdp_cm.c) has its
+ * Hello checked before anything is allocated; a child socket
+ * (TCP_SYN_RECV, an "embryo", holding a reference on its listener) gets
+ * its QP and buffers and answers with the HelloAck; on ESTABLISHED it
+ * joins the listener's accept queue.  While the queue is full a request
+ * waits on pending_reqs (rdma_cm sends the peer an MRA) until accept()
+ * makes room and accept_work answers it under rdma_lock_handler().
+ *
+ * Locks: the listener's socket lock guards its accept queue, pending
+ * requests and embryo count; a child's lock is never held while its
+ * listener's is taken.  rdma_destroy_id() is never called under a
+ * socket lock (see sdp.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/memcontrol.h>
+#include <linux/sched/signal.h>
+#include <net/tcp_states.h>
+#include <rdma/ib_cm.h>
+
+#include "sdp.h"
+
+/* Under the listener's lock: may another request be answered now?  Not
+ * while the accept queue is full (its children and embryos together), nor
+ * while sdp_max_embryos children hold their buffers without having
+ * completed their handshake.
+ */
+bool sdp_listen_room(struct sock *sk)
+{
+	return !sk_acceptq_is_full(sk) &&
+	       sdp_sk(sk)->embryos < max(READ_ONCE(sdp_max_embryos), 1);
+}
+
+/* Under the listener's lock: room for one more child?  If not, and
+ * requests are waiting, accept_work will be kicked when there is.
+ */
+static void sdp_pending_kick(struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	if (list_empty(&ssk->pending_reqs) || !sdp_listen_room(sk) ||
+	    sk->sk_state != TCP_LISTEN)
+		return;
+	sock_hold(sk);		/* accept_work's; put when it has run */
+	if (!queue_work(sdp_wq, &ssk->accept_work))
+		sock_put(sk);
+}
+
+/* Under the listener's lock: a child of @sk stopped being an embryo
+ * (established, failed or expired): its place may go to a waiting request.
+ */
+static void sdp_embryo_gone(struct sock *sk)
+{
+	sdp_sk(sk)->embryos--;
+	sdp_pending_kick(sk);
+}
+
+/* Drop a child that never made it to accept(); the child is unlocked.
+ * Returns what the handler of the child's id must return if @in_handler.
+ */
+static int sdp_child_drop(struct sock *child, bool in_handler)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+
+	lock_sock(child);
+	sdp_conn_abort(cssk, 0, true);
+	parent = cssk->parent;
+	cssk->parent = NULL;
+	release_sock(child);
+
+	if (parent)
+		sock_put(parent);	/* the child's, from sdp_cm_req() */
+	return sdp_sk_orphan_put(child, in_handler);
+}
+
+int sdp_child_established(struct sock *child)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+	bool queued = false;
+
+	struct rdma_cm_id *reset_id = NULL;
+	int timer_ref;
+
+	lock_sock(child);
+	if (!test_bit(SDP_F_EMBRYO, &cssk->flags)) {
+		release_sock(child);
+		return 0;
+	}
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	timer_ref = sdp_embryo_timer_stop(cssk);
+	__set_bit(SDP_F_WAS_CONNECTED, &cssk->flags);
+	SDP_INC_STATS(sock_net(child), SDP_MIB_PASSIVE_OPENS);
+	if (child->sk_state == TCP_SYN_RECV) {
+		sdp_set_state(child, TCP_ESTABLISHED);
+		sdp_ka_reset(cssk, sock_flag(child, SOCK_KEEPOPEN));
+	} else {
+		/* reset by what the peer sent before the CM had the RTU:
+		 * the teardown's disconnect could not go out then, so it
+		 * goes now; accept() still hands it over, as TCP hands over
+		 * a child reset in its accept queue
+		 */
+		reset_id = cssk->cm_id;
+	}
+	parent = cssk->parent;
+	release_sock(child);
+	if (timer_ref)
+		sock_put(child);	/* the embryo timer's; not the last */
+	if (reset_id)
+		rdma_disconnect(reset_id);
+
+	lock_sock(parent);
+	sdp_embryo_gone(parent);
+	if (parent->sk_state == TCP_LISTEN) {
+		list_add_tail(&cssk->accept_node, &sdp_sk(parent)->accept_queue);
+		WRITE_ONCE(sdp_sk(parent)->accept_count,
+			   sdp_sk(parent)->accept_count + 1);
+		parent->sk_data_ready(parent);
+		queued = true;
+	} else {
+		sk_acceptq_removed(parent);
+	}
+	release_sock(parent);
+
+	return queued ? 0 : sdp_child_drop(child, true);
+}
+
+/**
+ * sdp_child_failed - a child did not reach the accept queue
+ * @child: the child, not locked
+ * @in_handler: called from the rdma_cm handler of the child's id
+ *
+ * The handshake failed (a reject, an error, the device going away) or did
+ * not complete in time (sdp_embryo_expire()): the child is reset and
+ * dropped, and its place in the listener's queues freed.
+ *
+ * Return: -1 if @child is not an embryo (any more); else, in the handler,
+ * what it must return.
+ */
+int sdp_child_failed(struct sock *child, bool in_handler)
+{
+	struct sdp_sock *cssk = sdp_sk(child);
+	struct sock *parent;
+
+	lock_sock(child);
+	if (!test_bit(SDP_F_EMBRYO, &cssk->flags)) {
+		release_sock(child);
+		return -1;	/* not an embryo: the caller goes on */
+	}
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	parent = cssk->parent;
+	release_sock(child);
+
+	lock_sock(parent);
+	sk_acceptq_removed(parent);
+	sdp_embryo_gone(parent);
+	release_sock(parent);
+	return sdp_child_drop(child, in_handler);
+}
+
+/**
+ * sdp_embryo_expire - a child's handshake took too long
+ * @child: the child, not locked; the caller holds a reference
+ *
+ * A peer that sends a REQ and never the RTU would otherwise keep the
+ * child's buffers for as long as rdma_cm retries the REP, which the peer
+ * chooses.  Called by the child's fin_work, SDP_EMBRYO_TIMEOUT after the
+ * REP; its id is destroyed by the teardown, as for any orphan.
+ */
+void sdp_embryo_expire(struct sock *child)
+{
+	if (sdp_child_failed(child, false) >= 0)
+		SDP_INC_STATS(sock_net(child), SDP_MIB_EMBRYO_TIMEOUTS);
+}
+
+void sdp_child_inherit(struct sock *child, struct sock *parent)
+{
+	struct sdp_sock *c = sdp_sk(child), *p = sdp_sk(parent);
+
+	child->sk_rcvbuf = parent->sk_rcvbuf;
+	child->sk_sndbuf = parent->sk_sndbuf;
+	child->sk_userlocks = parent->sk_userlocks;
+	child->sk_rcvtimeo = parent->sk_rcvtimeo;
+	child->sk_sndtimeo = parent->sk_sndtimeo;
+	child->sk_rcvlowat = parent->sk_rcvlowat;
+	child->sk_lingertime = parent->sk_lingertime;
+	child->sk_priority = parent->sk_priority;
+	child->sk_mark = parent->sk_mark;
+	child->sk_uid = parent->sk_uid;
+	if (sock_flag(parent, SOCK_LINGER))
+		sock_set_flag(child, SOCK_LINGER);
+	if (sock_flag(parent, SOCK_KEEPOPEN))
+		sock_set_flag(child, SOCK_KEEPOPEN);
+	if (sock_flag(parent, SOCK_URGINLINE))
+		sock_set_flag(child, SOCK_URGINLINE);
+	c->zcopy_thresh = p->zcopy_thresh;
+	c->zc_thresh_set = p->zc_thresh_set;
+	c->nodelay = p->nodelay;
+	c->cork = p->cork;
+	c->user_mss = p->user_mss;
+	c->keepidle = p->keepidle;
+	c->keepintvl = p->keepintvl;
+	c->keepcnt = p->keepcnt;
+	c->user_timeout = p->user_timeout;
+	c->notsent_lowat = p->notsent_lowat;
+	c->v6 = p->v6;
+	c->v6only = p->v6only;
+	c->tos = p->tos;
+	c->tclass = p->tclass;
+	c->memcg = p->memcg;
+	if (c->memcg)
+		css_get(&c->memcg->css);	/* put in sdp_sk_destruct() */
+}
+
+/**
+ * sdp_child_create - answer a connection request with a new child socket
+ * @sk: the listener, not locked
+ * @id: the request's id, its handler mutex held (in its handler, or
+ *	rdma_lock_handler())
+ * @hello: the request's Hello, checked
+ * @idepth, @rres: the requester's initiator depth and responder resources
+ *
+ * Return: 0, or a negative errno with nothing left but @id, which the
+ * caller rejects and destroys.
+ */
+static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
+			    const struct sdp_hello *hello, u8 idepth, u8 rres)
+{
+	struct rdma_conn_param param;
+	struct sdp_hello ack;
+	struct sdp_sock *cssk;
+	struct sock *child;
+	int err;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN || !sdp_sk(sk)->cm_id) {
+		release_sock(sk);
+		return -ECONNREFUSED;
+	}
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
+			     NULL);
+	if (!child) {
+		release_sock(sk);
+		return -ENOMEM;
+	}
+	sdp_child_inherit(child, sk);
+	sk_acceptq_added(sk);
+	sdp_sk(sk)->embryos++;
+	sock_hold(sk);		/* the child's; put when accepted or dropped */
+	release_sock(sk);
+
+	cssk = sdp_sk(child);
+	lock_sock(child);
+	cssk->parent = sk;
+	cssk->cm_id = id;
+	__set_bit(SDP_F_ID_USED, &cssk->flags);
+	__set_bit(SDP_F_EMBRYO, &cssk->flags);
+	sdp_set_state(child, TCP_SYN_RECV);
+
+	sdp_addr_snapshot(cssk);
+	err = sdp_conn_create(cssk, id);
+	if (err)
+		goto err_child;
+	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
+	id->context = child;
+	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
+	sdp_conn_param(id, cssk->conn, &param, &ack);
+	param.responder_resources = min(param.responder_resources, idepth);
+	param.initiator_depth = min(param.initiator_depth, rres);
+	err = rdma_accept(id, &param);
+	if (err)
+		goto err_conn;
+	sdp_timer_arm(cssk, SDP_F_FIN_TIMER, &cssk->fin_work,
+		      SDP_EMBRYO_TIMEOUT);
+	release_sock(child);
+	return 0;
+
+err_conn:
+	id->context = sk;
+	release_sock(child);
+	/* the QP must go before the id is destroyed */
+	sdp_conn_teardown(cssk);
+	lock_sock(child);
+err_child:
+	cssk->cm_id = NULL;
+	cssk->parent = NULL;
+	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
+	sdp_set_state(child, TCP_CLOSE);
+	release_sock(child);
+	sock_orphan(child);
+	sock_put(child);	/* sdp_sk_alloc()'s: frees it */
+
+	lock_sock(sk);
+	sk_acceptq_removed(sk);
+	sdp_embryo_gone(sk);
+	release_sock(sk);
+	sock_put(sk);
+	return err;
+}
+
+static void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)
+{
+	if (req->client)
+		sock_put(&req->client->sk);
+	kfree(req);
+	sock_put(sk);		/* the request's, from sdp_pending_add() */
+}
+
+/* Under the listener's lock: hold a request until there is room. */
+static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req;
+
+	if (ssk->pending_count >=
+	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
+		return -ECONNREFUSED;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->id = id;
+	memcpy(&req->hello, ev->param.conn.private_data, sizeof(req->hello));
+	req->initiator_depth = ev->param.conn.initiator_depth;
+	req->responder_resources = ev->param.conn.responder_resources;
+	sock_hold(sk);		/* the request's; put by sdp_pending_free() */
+	list_add_tail(&req->node, &ssk->pending_reqs);
+	ssk->pending_count++;
+	return 0;
+}
+
+/* An event on a request still waiting (the peer gave up, the device went
+ * away): drop it.  Returns 1 if it was one, for rdma_cm to destroy @id.
+ */
+int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req, *found = NULL;
+
+	lock_sock(sk);
+	list_for_each_entry(req, &ssk->pending_reqs, node) {
+		if (req->id == id) {
+			found = req;
+			list_del(&req->node);
+			ssk->pending_count--;
+			break;
+		}
+	}
+	release_sock(sk);
+	if (!found)
+		return 0;
+	sdp_pending_free(sk, found);
+	return 1;
+}
+
+/* accept_work: answer waiting requests while the accept queue has room. */
+static void sdp_accept_work(struct work_struct *work)
+{
+	struct sdp_sock *ssk = container_of(work, struct sdp_sock,
+					    accept_work);
+	struct sock *sk = &ssk->sk;
+	struct sdp_pending_req *req;
+	int err;
+
+	for (;;) {
+		lock_sock(sk);
+		if (list_empty(&ssk->pending_reqs) || !sdp_listen_room(sk) ||
+		    sk->sk_state != TCP_LISTEN) {
+			release_sock(sk);
+			break;
+		}
+		req = list_first_entry(&ssk->pending_reqs,
+				       struct sdp_pending_req, node);
+		list_del(&req->node);
+		ssk->pending_count--;
+		release_sock(sk);
+
+		if (req->client) {
+			sdp_local_answer_pending(sk, req->client);
+			sdp_pending_free(sk, req);
+			continue;
+		}
+		rdma_lock_handler(req->id);
+		err = sdp_child_create(sk, req->id, &req->hello,
+				       req->initiator_depth,
+				       req->responder_resources);
+		rdma_unlock_handler(req->id);
+		if (err) {
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+			rdma_reject(req->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			rdma_destroy_id(req->id);
+		}
+		sdp_pending_free(sk, req);
+	}
+	sock_put(sk);		/* sdp_pending_kick()'s */
+}
+
+void sdp_cm_init(struct sdp_sock *ssk)
+{
+	INIT_LIST_HEAD(&ssk->pending_reqs);
+	INIT_WORK(&ssk->accept_work, sdp_accept_work);
+}
+
+/* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
+ * rejects the request and destroys @id).  The Hello is checked before
+ * anything is allocated for the request.
+ */
+int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
+	       struct rdma_cm_event *ev)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int err;
+
+	err = sdp_hello_check(sk, ev->param.conn.private_data,
+			      ev->param.conn.private_data_len, SDP_MID_HELLO);
+	if (err)
+		goto refuse;
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
+		err = -ECONNREFUSED;
+	} else if (!sdp_listen_room(sk)) {
+		err = sdp_pending_add(sk, id, ev);
+		SDP_INC_STATS(sock_net(sk), err ? SDP_MIB_LISTEN_OVERFLOWS :
+			      SDP_MIB_LISTEN_QUEUED);
+		release_sock(sk);
+		if (!err)
+			return 0;	/* waits: rdma_cm sends an MRA */
+		goto refuse;
+	}
+	release_sock(sk);
+	if (!err)
+		err = sdp_child_create(sk, id, ev->param.conn.private_data,
+				       ev->param.conn.initiator_depth,
+				       ev->param.conn.responder_resources);
+	if (!err)
+		return 0;
+refuse:
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
+	return err;
+}
+
+/* Called locked: is the socket's id bound to the IPv6 wildcard, taking
+ * IPv4 connections as well?
+ */
+static bool sdp_listen_dual(struct sdp_sock *ssk)
+{
+	const struct sockaddr_in6 *a =
+		(struct sockaddr_in6 *)&ssk->cm_id->route.addr.src_addr;
+
+	return a->sin6_family == AF_INET6 && ipv6_addr_any(&a->sin6_addr) &&
+	       sdp_v6_dual(ssk);
+}
+
+/* Called locked: listen on @port of the IPv4 wildcard through a second
+ * id, whose requests come to the same handler and listener.
+ */
+static int sdp_listen_v4(struct sdp_sock *ssk, __be16 port, int backlog)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = port };
+	struct rdma_cm_id *id;
+	int err;
+
+	id = sdp_cm_create_id(&ssk->sk);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ssk->cm_id_v4 = id;
+	sdp_id_options(ssk, id);
+	rdma_set_afonly(id, 1);
+	if (ssk->sk.sk_reuse)
+		rdma_set_reuseaddr(id, 1);
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!err)
+		err = rdma_listen(id, backlog);
+	return sdp_bind_errno(err);
+}
+
+/**
+ * sdp_listen_ids - start the socket's id(s) listening
+ * @ssk: the socket, locked, its id bound (or to be bound by rdma_listen())
+ * @backlog: as listen() was given it
+ *
+ * A listener on the IPv6 wildcard that takes IPv4 too listens on two ids:
+ * its own, made IPv6-only, and cm_id_v4 on the IPv4 wildcard of the same
+ * port.  One dual-stack id would do on InfiniBand and RoCE, where rdma_cm
+ * matches requests to listeners itself, but not on iWARP: there the
+ * device's own dual-stack TCP listener takes an IPv4 connection, rdma_cm
+ * finds a v4-mapped local address that no device has and rejects the
+ * request before SDP hears of it.  The bind was checked dual-stack, so no
+ * other socket holds the IPv4 half of the port.
+ *
+ * Return: 0 or a negative errno; on error cm_id_v4 is left for the caller
+ * to destroy, outside the lock.
+ */
+static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
+{
+	struct rdma_cm_id *id = ssk->cm_id;
+	struct sockaddr_in6 *src;
+	int err;
+
+	if (!test_bit(SDP_F_BOUND, &ssk->flags) && ssk->sk.sk_family ==
+	    sdp_af_inet6) {
+		/* as inet6: an unbound listener listens on [::] */
+		struct sockaddr_storage any = { .ss_family = AF_INET6 };
+
+		err = sdp_bind_id(ssk, id, &any);
+		if (err)
+			return err;
+	}
+	if (!sdp_listen_dual(ssk))
+		return sdp_bind_errno(rdma_listen(id, backlog));
+
+	src = (struct sockaddr_in6 *)&id->route.addr.src_addr;
+	rdma_set_afonly(id, 1);
+	err = sdp_listen_v4(ssk, src->sin6_port, backlog);
+	if (!err)
+		err = sdp_bind_errno(rdma_listen(id, backlog));
+	if (err)
+		rdma_set_afonly(id, 0);
+	return err;
+}
+
+int sdp_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct rdma_cm_id *id_v4;
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sock->state != SS_UNCONNECTED)
+		goto out;
+	if (sk->sk_state == TCP_LISTEN) {
+		WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+		err = 0;
+		goto out;
+	}
+	if (sk->sk_state != TCP_CLOSE)
+		goto out;
+	err = sdp_renew_id(ssk);
+	if (err)
+		goto out;
+	if (sk->sk_reuse && !test_bit(SDP_F_BOUND, &ssk->flags))
+		rdma_set_reuseaddr(ssk->cm_id, 1);
+	/* bound where no RDMA device is: local connections only */
+	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+		err = sdp_listen_ids(ssk, backlog);
+	if (err) {
+		ssk->last_bind_err = -err;
+		id_v4 = ssk->cm_id_v4;
+		ssk->cm_id_v4 = NULL;
+		release_sock(sk);
+		if (id_v4)
+			rdma_destroy_id(id_v4);
+		return err;
+	}
+	__set_bit(SDP_F_ID_USED, &ssk->flags);
+	__set_bit(SDP_F_BOUND, &ssk->flags);
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	sdp_addr_snapshot(ssk);
+	sdp_set_state(sk, TCP_LISTEN);
+	sdp_local_listen(ssk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/**
+ * sdp_listen_stop - stop listening and reset the children not accepted
+ * @sk: the listener, not locked
+ */
+void sdp_listen_stop(struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_pending_req *req, *rtmp;
+	struct sdp_sock *cssk, *tmp;
+	struct rdma_cm_id *id_v4;
+	LIST_HEAD(pending);
+	LIST_HEAD(queue);
+
+	lock_sock(sk);
+	sdp_local_unlisten(ssk);
+	if (sk->sk_state == TCP_LISTEN)
+		sdp_set_state(sk, TCP_CLOSE);
+	id_v4 = ssk->cm_id_v4;
+	ssk->cm_id_v4 = NULL;
+	list_splice_init(&ssk->accept_queue, &queue);
+	WRITE_ONCE(ssk->accept_count, 0);
+	list_splice_init(&ssk->pending_reqs, &pending);
+	ssk->pending_count = 0;
+	sk->sk_state_change(sk);
+	release_sock(sk);
+	if (id_v4)
+		rdma_destroy_id(id_v4);
+
+	/* requests still waiting are refused, as TCP resets their SYNs */
+	list_for_each_entry_safe(req, rtmp, &pending, node) {
+		if (req->client) {
+			sdp_local_refuse(req->client);
+		} else {
+			rdma_reject(req->id, NULL, 0,
+				    IB_CM_REJ_CONSUMER_DEFINED);
+			rdma_destroy_id(req->id);
+		}
+		sdp_pending_free(sk, req);
+	}
+
+	list_for_each_entry_safe(cssk, tmp, &queue, accept_node) {
+		list_del_init(&cssk->accept_node);
+		lock_sock(sk);
+		sk_acceptq_removed(sk);
+		release_sock(sk);
+		sdp_child_drop(&cssk->sk, false);
+	}
+}
+
+int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
+	       bool kern)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_sock *cssk;
+	struct sock *child, *parent;
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_LISTEN)
+		goto out;
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	while (list_empty(&ssk->accept_queue)) {
+		err = -EAGAIN;
+		if (!timeo)
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+		add_wait_queue_exclusive(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo,
+			      !list_empty(&ssk->accept_queue) ||
+			      sk->sk_state != TCP_LISTEN, &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		err = -EINVAL;
+		if (sk->sk_state != TCP_LISTEN)
+			goto out;
+	}
+	cssk = list_first_entry(&ssk->accept_queue, struct sdp_sock,
+				accept_node);
+	list_del_init(&cssk->accept_node);
+	WRITE_ONCE(ssk->accept_count, ssk->accept_count - 1);
+	sk_acceptq_removed(sk);
+	sdp_pending_kick(sk);
+	release_sock(sk);
+
+	child = &cssk->sk;
+	lock_sock(child);
+	sock_graft(child, newsock);
+	newsock->state = SS_CONNECTED;
+	parent = cssk->parent;
+	cssk->parent = NULL;
+	release_sock(child);
+	if (parent)
+		sock_put(parent);	/* the child's, from sdp_cm_req() */
+	return 0;
+out:
+	release_sock(sk);
+	return err;
+}
