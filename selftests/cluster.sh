@@ -37,25 +37,42 @@ sdp_unload
 sdp_load || exit 1
 export SDP_STREAM_WAIT=300	# the other VMs may still be booting
 
-# --- 1. all to all
-sdp_stream server sdp "$SDP_IP" 7700 $((n - 1)) >/tmp/a2a.server 2>&1 &
-srv=$!
-pids=()
-for j in "${others[@]}"; do
-	sdp_stream client sdp "$(host "$j")" 7700 1 $((8 << 20)) \
-		$((me * 100 + j)) >"/tmp/a2a.$j" 2>&1 &
-	pids+=($!)
-done
-k=0
-for j in "${others[@]}"; do
-	wait "${pids[$k]}"
+# mesh_start NAME PORT MIB [SKIP]: in the background, a server for every
+# other host but SKIP, and a stream of MIB each way to each of them
+mesh_start() {
+	local name=$1 port=$2 mib=$3 skip=${4:-0} j
+	mesh_peers=()
+	for j in "${others[@]}"; do
+		[ "$j" != "$skip" ] && mesh_peers+=("$j")
+	done
+	sdp_stream server sdp "$SDP_IP" "$port" ${#mesh_peers[@]} \
+		>"/tmp/$name.server" 2>&1 &
+	mesh_srv=$!
+	mesh_pids=()
+	for j in "${mesh_peers[@]}"; do
+		sdp_stream client sdp "$(host "$j")" "$port" 1 $((mib << 20)) \
+			$((me * 100 + j)) >"/tmp/$name.$j" 2>&1 &
+		mesh_pids+=($!)
+	done
+}
+
+# mesh_check WHAT NAME: every stream of mesh_start NAME verified
+mesh_check() {
+	local what=$1 name=$2 k=0 j rc
+	for j in "${mesh_peers[@]}"; do
+		wait "${mesh_pids[$k]}"
+		rc=$?
+		check_eq "$what: to host $j, verified both ways ($(cat "/tmp/$name.$j"))" 0 "$rc"
+		k=$((k + 1))
+	done
+	wait "$mesh_srv"
 	rc=$?
-	check_eq "all to all: to host $j, verified both ways ($(cat "/tmp/a2a.$j"))" 0 "$rc"
-	k=$((k + 1))
-done
-wait $srv
-rc=$?
-check_eq "all to all: from the $((n - 1)) others, verified ($(cat /tmp/a2a.server))" 0 "$rc"
+	check_eq "$what: from the ${#mesh_peers[@]} others, verified ($(cat "/tmp/$name.server"))" 0 "$rc"
+}
+
+# --- 1. all to all
+mesh_start a2a 7700 8
+mesh_check "all to all" a2a
 for j in "${others[@]}"; do
 	check "host $j's address resolved by ARP" \
 		bash -c "ip neigh show $(host "$j") dev eth0 | grep -q lladdr"
@@ -107,15 +124,7 @@ to=$!
 sdp_stream server sdp "$SDP_IP" 7721 1 >/tmp/off.from 2>&1 &
 from=$!
 # meanwhile among the survivors: 16 MiB each way per ordered pair
-sdp_stream server sdp "$SDP_IP" 7722 $((n - 2)) >/tmp/live.server 2>&1 &
-live=$!
-pids=()
-for j in "${others[@]}"; do
-	[ "$j" = "$victim" ] && continue
-	sdp_stream client sdp "$(host "$j")" 7722 1 $((16 << 20)) \
-		$((me * 100 + j)) >"/tmp/live.$j" 2>&1 &
-	pids+=($!)
-done
+mesh_start live 7722 16 "$victim"
 wait $to $from
 kill $pinger
 gone=$(awk -F'[][]' '/bytes from/ {t = $2} END {print t}' /tmp/ping.out)
@@ -131,17 +140,7 @@ for f in to from; do
 			t = substr($0, RSTART + 3, RLENGTH - 4) - gone; found = 1 }
 		     END { printf "%.1f s\n", t; exit !(found && t >= 0 && t <= 25) }' <<<"$out"
 done
-k=0
-for j in "${others[@]}"; do
-	[ "$j" = "$victim" ] && continue
-	wait "${pids[$k]}"
-	rc=$?
-	check_eq "untouched: to host $j, verified both ways ($(cat "/tmp/live.$j"))" 0 "$rc"
-	k=$((k + 1))
-done
-wait $live
-rc=$?
-check_eq "untouched: from the other survivors, verified ($(cat /tmp/live.server))" 0 "$rc"
+mesh_check untouched live
 check "the connections ended on the transport's retries or keepalive" \
 	test $(($(sdp_stat TransportTimeouts) + $(sdp_stat KeepaliveTimeouts) + $(sdp_stat StallTimeouts))) -ge 2
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
