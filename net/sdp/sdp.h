@@ -166,7 +166,7 @@ enum {
 	SDP_F_WAS_CONNECTED,	/* reached ESTABLISHED once */
 	SDP_F_DISCONN_PEND,	/* DisConn to send after the queued data */
 	SDP_F_DISCONN_SENT,	/* DisConn posted */
-	SDP_F_DISCONN_DONE,	/* DisConn send completed (peer has it) */
+	SDP_F_DISCONN_DONE,	/* the peer has our DisConn (sdp_close.c) */
 	SDP_F_DISCONN_RCVD,	/* peer's DisConn received */
 	SDP_F_RESET,		/* connection aborted: by us or by the peer */
 	SDP_F_EMBRYO,		/* child not yet in its listener's accept queue */
@@ -287,6 +287,8 @@ struct sdp_conn {
 	struct sdp_buf		ka_buf;		/* the keepalive probe's cqe */
 	u8			ka_probes;	/* probes unanswered */
 	bool			iwarp;		/* a send completes once TCP has it */
+	bool			fin_ack_owed;	/* iWARP: acknowledge a DisConn */
+	u32			fin_mseq;	/* mseq of our DisConn */
 
 	/* receive side */
 	struct list_head	rx_early;	/* received before the HelloAck */
@@ -693,6 +695,7 @@ int sdp_sk_orphan_put(struct sock *sk, bool in_handler);
 void sdp_shutdown_send(struct sdp_sock *ssk);
 void sdp_close_if_done(struct sdp_sock *ssk);
 void sdp_disconn_done(struct sdp_sock *ssk);
+void sdp_disconn_acked(struct sdp_sock *ssk);
 void sdp_conn_teardown(struct sdp_sock *ssk);
 void sdp_conn_queue_teardown(struct sdp_sock *ssk);
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);

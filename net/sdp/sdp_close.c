@@ -5,7 +5,7 @@
  * States are TCP's (sk->sk_state), moved by the DisConn exchange:
  *
  *   ESTABLISHED --SHUT_WR/close: DisConn queued--> FIN_WAIT1
- *   FIN_WAIT1   --our DisConn completed-------->  FIN_WAIT2
+ *   FIN_WAIT1   --the peer has our DisConn----->  FIN_WAIT2
  *   ESTABLISHED --peer's DisConn--------------->  CLOSE_WAIT
  *   CLOSE_WAIT  --SHUT_WR/close--------------->   LAST_ACK
  *   FIN_WAIT1   --peer's DisConn--------------->  CLOSING
@@ -14,13 +14,27 @@
  *                 with unread data or SO_LINGER {1, 0}--> CLOSE (reset)
  *
  * Flags (ssk->flags): DISCONN_PEND (queued behind the data), _SENT,
- * _DONE (its send completed), _RCVD; RESET; TEARDOWN.  Reaching CLOSE
+ * _DONE (the peer has it), _RCVD; RESET; TEARDOWN.  Reaching CLOSE
  * queues the teardown (teardown_work, on sdp_wq): the QP is drained, the
  * ZCopy keys invalidated, the peer disconnected, and the verbs resources
  * released (sdp_conn_free_verbs()); the connection's memory stays with the
  * socket (ssk->conn) for data not yet read.  An orphaned socket (closed by
  * its owner) is bounded by its fin timer and loses its rdma_cm_id once
  * the teardown is done.
+ *
+ * When the peer has our DisConn: on InfiniBand and RoCE, when its send
+ * completes (the peer's device acknowledged it).  On iWARP a send
+ * completes once the local TCP has it, and a teardown then may lose it:
+ * the QP's move to error closes siw's TCP socket, with a reset if
+ * anything unread is left in it (a credit update of the peer's, say),
+ * and the reset drops what TCP had not sent yet, our DisConn and the
+ * data before it.  So on iWARP a DisConn is acknowledged: its receiver
+ * sends a credit update (fin_ack_owed) unless its own DisConn, which
+ * follows, carries the acknowledgment, and the sender's DisConn is done
+ * once a header's mseq_ack covers it (sdp_disconn_acked()).  The side
+ * whose DisConn went last and is not acknowledged before the peer tears
+ * down learns of that from rdma_cm's DISCONNECTED, a normal close since
+ * the peer's DisConn is in; an orphan waits no longer than its fin timer.
  *
  * Locks: the socket lock, as everywhere; teardown_lock serialises
  * teardowns, which run without the socket lock around the calls into
@@ -164,6 +178,15 @@ void sdp_disconn_done(struct sdp_sock *ssk)
 	sdp_close_if_done(ssk);
 }
 
+/* iWARP: a header arrived; does its mseq_ack cover our DisConn? */
+void sdp_disconn_acked(struct sdp_sock *ssk)
+{
+	if (test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
+	    !test_bit(SDP_F_DISCONN_DONE, &ssk->flags) &&
+	    (s32)(ssk->conn->remote_ack - ssk->conn->fin_mseq) >= 0)
+		sdp_disconn_done(ssk);
+}
+
 /**
  * sdp_conn_teardown - disconnect and free the verbs resources
  * @ssk: the socket; the caller holds a reference and not the socket lock,
@@ -263,14 +286,28 @@ void sdp_conn_queue_teardown(struct sdp_sock *ssk)
  *
  * Flushes are expected during a teardown, and while the connection is
  * being set up (rdma_cm moves the QP to error on a REJ, and the event
- * follows).  Otherwise the QP failed under us, on an unsignaled work
- * request say, and the connection is gone.
+ * follows), and on iWARP once the peer closed after both DisConns.
+ * Otherwise the QP failed under us, on an unsignaled work request say,
+ * and the connection is gone.
  */
 void sdp_flushed(struct sdp_sock *ssk)
 {
-	if (!test_bit(SDP_F_TEARDOWN, &ssk->flags) &&
-	    test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
-		sdp_conn_abort(ssk, ECONNRESET, false);
+	if (test_bit(SDP_F_TEARDOWN, &ssk->flags) ||
+	    !test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
+		return;
+	/* iWARP: the peer tore down after both DisConns, so it had ours;
+	 * siw flushes our QP as the TCP connection closes, before rdma_cm
+	 * reports the disconnect
+	 */
+	if (ssk->conn->iwarp &&
+	    test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
+	    test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
+		if (!test_bit(SDP_F_DISCONN_DONE, &ssk->flags))
+			sdp_disconn_done(ssk);
+		if (ssk->sk.sk_state == TCP_CLOSE)
+			return;
+	}
+	sdp_conn_abort(ssk, ECONNRESET, false);
 }
 
 /**

@@ -433,6 +433,7 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	case SDP_MID_DISCONN:
 		SDP_INC_STATS(net, SDP_MIB_RX_DISCONN);
 		sdp_rx_repost(ssk, buf);
+		conn->fin_ack_owed = conn->iwarp;
 		sdp_rx_disconn(ssk);
 		break;
 	case SDP_MID_ABORT:
@@ -521,6 +522,8 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	}
 
+	if (conn->iwarp)
+		sdp_disconn_acked(ssk);
 	/* new credits may release queued data; reposts may need telling */
 	sdp_tx_flush(ssk);
 }

@@ -284,8 +284,15 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	    !sdp_send_ctrl(ssk, SDP_MID_DISCONN, 0)) {
 		__clear_bit(SDP_F_DISCONN_PEND, &ssk->flags);
 		__set_bit(SDP_F_DISCONN_SENT, &ssk->flags);
+		conn->fin_mseq = conn->tx_mseq;
+		conn->fin_ack_owed = false;	/* its header acknowledges */
 		return;
 	}
+	/* iWARP: the peer waits to hear that its DisConn arrived */
+	if (conn->fin_ack_owed &&
+	    !test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
+	    !sdp_send_ctrl(ssk, SDP_MID_DATA, 0))
+		conn->fin_ack_owed = false;
 	/* Even with data waiting for credits: the peer may be waiting for
 	 * ours before it can send what gives us credits.
 	 */
@@ -389,8 +396,9 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	if (buf->kind == SDP_BUF_CTRL) {
 		list_add(&buf->list, &conn->ctrl_free);
+		/* on iWARP, only the peer's mseq_ack tells (sdp_close.c) */
 		if (buf->mid == SDP_MID_DISCONN &&
-		    buf->status == IB_WC_SUCCESS)
+		    buf->status == IB_WC_SUCCESS && !conn->iwarp)
 			sdp_disconn_done(ssk);
 	} else {
 		u32 payload = buf->mid == SDP_MID_DATA ?
