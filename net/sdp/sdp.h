@@ -708,7 +708,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
 void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
-int sdp_post_fence(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf);
+bool sdp_zc_peer_busy(struct sdp_sock *ssk);
 int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 void sdp_release_cb(struct sock *sk);

@@ -179,7 +179,12 @@ static bool sdp_ka_active(const struct sdp_sock *ssk)
 /* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
  * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
  * On iWARP a WRITE completes once the local TCP has it, so the probe is a
- * zero-length READ, which the peer must answer.
+ * zero-length READ, which the peer must answer.  But not while the peer
+ * may be sending for us, a READ response or a WRITE: Soft-iWARP then
+ * queues its answer and sends it with the length and data of its last
+ * send, and the connection dies of the mismatch (a TERMINATE).  Our
+ * READ's completion answers instead (sdp_zc_complete()); until it comes
+ * the probe counts as unanswered.
  */
 int sdp_rdma_probe(struct sdp_sock *ssk)
 {
@@ -195,7 +200,9 @@ int sdp_rdma_probe(struct sdp_sock *ssk)
 	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
 		return 0;	/* the last one is still unanswered */
 	if (ssk->conn->iwarp) {
-		err = sdp_post_fence(ssk, &ssk->conn->ka_buf);
+		if (sdp_zc_peer_busy(ssk))
+			return 0;
+		err = sdp_post_zero_read(ssk, &ssk->conn->ka_buf);
 	} else {
 		err = sdp_qp_post_send(ssk->conn->qp, &wr.wr, NULL);
 		if (!err)

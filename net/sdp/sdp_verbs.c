@@ -686,7 +686,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 }
 
 /**
- * sdp_post_fence - post a zero-length RDMA READ, signaled
+ * sdp_post_zero_read - post a zero-length RDMA READ, signaled
  * @ssk: the socket, locked, connected
  * @buf: its completion's buffer (no data)
  *
@@ -697,7 +697,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
  *
  * Return: 0 or the post's negative errno.
  */
-int sdp_post_fence(struct sdp_sock *ssk, struct sdp_buf *buf)
+int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct ib_sge sge = { .lkey = conn->pd->local_dma_lkey };

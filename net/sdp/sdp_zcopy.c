@@ -495,6 +495,11 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_zc_refused(ssk, rw, buf->status);
 	else
 		sdp_tx_status(ssk, buf);
+	if (buf->status == IB_WC_SUCCESS && rw->dir == DMA_FROM_DEVICE) {
+		/* the peer answered: as good as a keepalive probe's answer */
+		ssk->conn->ka_probes = 0;
+		ssk->conn->st.last_recv = jiffies;
+	}
 	/* only now: a reader that sees the op done sees its error too */
 	rw->busy = false;
 	sdp_zc_wake(&ssk->sk);
@@ -676,6 +681,21 @@ bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *arg)
 		if (READ_ONCE(ops[i].busy))
 			return false;
 	return true;
+}
+
+/**
+ * sdp_zc_peer_busy - may the peer's send side be busy on our behalf?
+ * @ssk: the socket, locked
+ *
+ * A READ of ours is under way (the peer sends its response), or our
+ * SinkAvail is out (the peer may be writing into it).
+ */
+bool sdp_zc_peer_busy(struct sdp_sock *ssk)
+{
+	struct sdp_zc *zc = ssk->conn->zc;
+
+	return zc && (!sdp_zc_rw_idle(ssk, zc->rd) ||
+		      zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
 /* The teardown, its QP drained: end the ops posted in part. */
