@@ -53,7 +53,8 @@ for kind in epoll poll select block; do
 	out=$(with_libsdp /tmp/host-both.conf sdp_app client 127.0.0.1 $port $kind 2>&1)
 	check_eq "both, no SDP: $kind client" ok "$out"
 	wait $srv
-	check_eq "both, no SDP: $kind server ($(tail -n 1 /tmp/host-srv.out))" 0 "$?"
+	rc=$?
+	check_eq "both, no SDP: $kind server ($(tail -n 1 /tmp/host-srv.out))" 0 "$rc"
 	port=$((port + 1))
 done
 sdp_app server 127.0.0.1 $port epoll 1 >/tmp/host-srv.out 2>&1 &

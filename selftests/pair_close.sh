@@ -23,7 +23,8 @@ for r in $(seq "$rounds"); do
 	port=$((7800 + r))
 	if [ "$role" = a ]; then
 		out=$(timeout 300 sdp_stream server sdp "$SDP_IP" "$port" "$nconn" 2>&1)
-		check_eq "round $r: server, $nconn streams verified ($(tail -n 1 <<<"$out"))" 0 "$?"
+		rc=$?
+		check_eq "round $r: server, $nconn streams verified ($(tail -n 1 <<<"$out"))" 0 "$rc"
 	else
 		out=$(timeout 300 sdp_stream client sdp "$SDP_PEER_IP" "$port" \
 		      "$nconn" $((1 << 20)) "$r" 2>&1)
