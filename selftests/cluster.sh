@@ -144,5 +144,8 @@ mesh_check untouched live
 check "the connections ended on the transport's retries or keepalive" \
 	test $(($(sdp_stat TransportTimeouts) + $(sdp_stat KeepaliveTimeouts) + $(sdp_stat StallTimeouts))) -ge 2
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
+# for a failure's post-mortem: what the counters and the kernel log say
+echo "# counters: $(awk '$2 != 0 {printf "%s %s ", $1, $2}' /proc/net/sdpstats)"
+dmesg | grep -E 'ib_sdp|siw|rxe' | tail -n 20 | sed 's/^/# dmesg: /'
 sdp_check_clean
 finish
