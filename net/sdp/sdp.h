@@ -730,6 +730,7 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
 bool sdp_tx_buf_ready(struct sdp_sock *ssk);
 void sdp_tx_want_grow(struct sdp_sock *ssk);
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
+int sdp_tx_ping(struct sdp_sock *ssk);
 void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size);
 bool sdp_rx_ack_due(const struct sdp_sock *ssk);
 void sdp_rx_ack_sent(struct sdp_sock *ssk);

@@ -313,7 +313,7 @@ void sdp_rx_ack_sent(struct sdp_sock *ssk)
 /**
  * sdp_rx_chrcvbuf - the peer asks for receive buffers of @size bytes
  * @ssk: the socket, locked (any context)
- * @size: the size asked for; any value (clamped to what we allow)
+ * @size: the size asked for; any value (a growth clamped to what we allow)
  *
  * Every request is answered by one ChRcvBufAck with the size we post
  * from now on, once no smaller buffer is posted.
@@ -324,7 +324,14 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 	struct net *net = sock_net(&ssk->sk);
 	u32 max = sdp_rcv_size_max(ssk);
 
-	size = clamp(size, conn->rcv_size_min, max);
+	/* only a growth is bounded by our maximum, and never below what
+	 * we post: the source's messages may be that large already.  A
+	 * source that asks for no more has sized its messages for what it
+	 * asks (a keepalive probe asks for just that, sdp_tx_ping()).
+	 */
+	if (size > conn->rcv_size)
+		size = max(min(size, max), conn->rcv_size);
+	size = max(size, conn->rcv_size_min);
 	if (!is_power_of_2(size))
 		size = max_t(u32, rounddown_pow_of_two(size), conn->rcv_size_min);
 	if (size > conn->rcv_size)
@@ -437,6 +444,30 @@ static void sdp_tx_shrink(struct sdp_sock *ssk)
 	/* the sink's ring; the request itself takes the first */
 	conn->tx_returns = conn->remote_max_bufs + SDP_CTRL_BUFS;
 	sdp_tx_flush(ssk);
+}
+
+/**
+ * sdp_tx_ping - make the peer answer: a ChRcvBuf for the size we send
+ * @ssk: the socket, locked
+ *
+ * The iWARP keepalive probe (sdp_timer.c): the peer answers with a
+ * ChRcvBufAck for at least that size (sdp_rx_chrcvbuf() bounds only a
+ * growth), as it answers a request already outstanding.
+ *
+ * Return: 0, or -EOPNOTSUPP if the peer does not take ChRcvBuf.
+ */
+int sdp_tx_ping(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!(conn->peer_caps & SDP_CAP_RESIZE))
+		return -EOPNOTSUPP;
+	if (conn->tx_req)
+		return 0;
+	conn->tx_req = conn->tx_msg_max;
+	conn->tx_req_send = true;
+	sdp_tx_flush(ssk);
+	return 0;
 }
 
 /**

@@ -178,13 +178,14 @@ static bool sdp_ka_active(const struct sdp_sock *ssk)
 
 /* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
  * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
- * On iWARP a WRITE completes once the local TCP has it, so the probe is a
- * zero-length READ, which the peer must answer.  But not while the peer
- * may be sending for us, a READ response or a WRITE: Soft-iWARP then
- * queues its answer and sends it with the length and data of its last
- * send, and the connection dies of the mismatch (a TERMINATE).  Our
- * READ's completion answers instead (sdp_zc_complete()); until it comes
- * the probe counts as unanswered.
+ * On iWARP a WRITE completes once the local TCP has it; there the probe
+ * is a ChRcvBuf (sdp_tx_ping()), which the peer's ChRcvBufAck answers,
+ * as any message from it does (sdp_rx.c).  Not a zero-length READ:
+ * Soft-iWARP answers one that finds its send side busy with the length
+ * and data of its last send, and the connection dies of the mismatch (a
+ * TERMINATE).  That READ is left for a peer without ChRcvBuf, and then
+ * not while the peer is sending for us (our READ's completion answers
+ * instead, sdp_zc_complete()).
  */
 int sdp_rdma_probe(struct sdp_sock *ssk)
 {
@@ -200,6 +201,12 @@ int sdp_rdma_probe(struct sdp_sock *ssk)
 	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
 		return 0;	/* the last one is still unanswered */
 	if (ssk->conn->iwarp) {
+		err = sdp_tx_ping(ssk);
+		if (!err) {
+			SDP_INC_STATS(sock_net(&ssk->sk),
+				      SDP_MIB_KEEPALIVE_PROBES);
+			return 0;
+		}
 		if (sdp_zc_peer_busy(ssk))
 			return 0;
 		err = sdp_post_zero_read(ssk, &ssk->conn->ka_buf);
