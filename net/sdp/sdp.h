@@ -696,6 +696,7 @@ void sdp_shutdown_send(struct sdp_sock *ssk);
 void sdp_close_if_done(struct sdp_sock *ssk);
 void sdp_disconn_done(struct sdp_sock *ssk);
 void sdp_disconn_acked(struct sdp_sock *ssk);
+int sdp_reset_errno(const struct sock *sk);
 void sdp_conn_teardown(struct sdp_sock *ssk);
 void sdp_conn_queue_teardown(struct sdp_sock *ssk);
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);

@@ -219,8 +219,7 @@ void sdp_conn_teardown(struct sdp_sock *ssk)
 	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) &&
 	    !test_bit(SDP_F_RESET, &ssk->flags)) {
 		__set_bit(SDP_F_RESET, &ssk->flags);
-		WRITE_ONCE(sk->sk_err, sk->sk_state == TCP_CLOSE_WAIT ?
-			   EPIPE : ECONNRESET);
+		WRITE_ONCE(sk->sk_err, sdp_reset_errno(sk));
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_ABORTED);
 		sk_error_report(sk);
 	} else if (!test_bit(SDP_F_RESET, &ssk->flags)) {
@@ -280,6 +279,14 @@ void sdp_conn_queue_teardown(struct sdp_sock *ssk)
 		sock_put(&ssk->sk);
 }
 
+/* The error a reset leaves, as tcp_reset(): after the peer's DisConn
+ * only a write can fail, with EPIPE.
+ */
+int sdp_reset_errno(const struct sock *sk)
+{
+	return sk->sk_state == TCP_CLOSE_WAIT ? EPIPE : ECONNRESET;
+}
+
 /**
  * sdp_flushed - a work request was flushed
  * @ssk: the socket, locked
@@ -307,7 +314,7 @@ void sdp_flushed(struct sdp_sock *ssk)
 		if (ssk->sk.sk_state == TCP_CLOSE)
 			return;
 	}
-	sdp_conn_abort(ssk, ECONNRESET, false);
+	sdp_conn_abort(ssk, sdp_reset_errno(&ssk->sk), false);
 }
 
 /**

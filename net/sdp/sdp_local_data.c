@@ -127,8 +127,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	if (rst && !test_bit(SDP_F_RESET, &ssk->flags)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_ABORT);
 		/* as tcp_reset(): after the peer's FIN, a write fails */
-		sdp_conn_abort(ssk, sk->sk_state == TCP_CLOSE_WAIT ?
-			       EPIPE : ECONNRESET, false);
+		sdp_conn_abort(ssk, sdp_reset_errno(sk), false);
 	}
 	conn->local_applying = false;
 }

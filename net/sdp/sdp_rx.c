@@ -439,8 +439,7 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	case SDP_MID_ABORT:
 		SDP_INC_STATS(net, SDP_MIB_RX_ABORT);
 		/* as tcp_reset(): after the peer's DisConn, a write fails */
-		sdp_conn_abort(ssk, sk->sk_state == TCP_CLOSE_WAIT ?
-			       EPIPE : ECONNRESET, false);
+		sdp_conn_abort(ssk, sdp_reset_errno(sk), false);
 		return;
 	case SDP_MID_SRC_AVAIL:
 		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
