@@ -9,7 +9,8 @@
 #    and the teardown; every byte checked, nothing left;
 #  - sdp_zc sink: a waiting reader's SinkAvail, written by RDMA WRITE;
 #  - connect() where TCP holds the source port rdma_cm picked: another
-#    port is taken, and with none left the error is TCP's.
+#    port is taken, and with none left the error is TCP's; listen()
+#    without bind() where TCP holds the port rdma_cm picked: another.
 # make check-full runs whole suites over siw (testbed/check), zcopy.sh's
 # hostile peer among them.  Runs last in the VM suite: it puts Soft-RoCE
 # back when done.
@@ -77,6 +78,29 @@ out=$(timeout 120 sdp_scale hold sdp "$addr" 8110 20 </dev/null 2>&1)
 check_eq "20 connects with half the ports TCP's ($out)" 0 "$?"
 check "they took other ports (ConnPortRetries)" \
 	test "$(sdp_stat ConnPortRetries)" -gt "$r0"
+# listen() without bind(): rdma_cm picks the port, and siw listens on it
+# in TCP too; 20 listeners at once, TCP's and SDP's, each listen would
+# fail one time in two without trying another port
+listen_any() {
+	python3 -c 'import socket, sys
+ls = []
+for i in range(20):
+    s = socket.socket(int(sys.argv[1]), socket.SOCK_STREAM)
+    try:
+        s.listen(1)
+    except OSError as e:
+        print("listen", len(ls) + 1, e.strerror)
+        sys.exit(1)
+    ls.append(s)
+print("20 listening")' "$1" 2>&1
+}
+r0=$(sdp_stat ListenPortRetries)
+tcp=$(listen_any 2)
+sdp=$(listen_any 27)
+check_eq "20 unbound TCP listeners, half the ports TCP's" "20 listening" "$tcp"
+check_eq "20 unbound SDP listeners, as TCP's" "$tcp" "$sdp"
+check "they took other ports (ListenPortRetries)" \
+	test "$(sdp_stat ListenPortRetries)" -gt "$r0"
 kill $holder; wait $holder 2>/dev/null
 echo "$range" >/proc/sys/net/ipv4/ip_local_port_range
 sdp_check_clean

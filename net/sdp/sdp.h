@@ -90,7 +90,9 @@
 #define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
 #define SDP_MAX_BUF_SIZE	(256 * 1024)
 #define SDP_RESOLVE_TIMEOUT_MS	2000
-/* source ports a connect() tries on iWARP before EADDRNOTAVAIL */
+/* ports a connect() (then EADDRNOTAVAIL) or an unbound listen() (then
+ * EADDRINUSE) tries on iWARP
+ */
 #define SDP_PORT_TRIES		16
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
 #define SDP_EMBRYO_TIMEOUT	(10 * HZ)	/* a child's REP to its RTU */
@@ -570,6 +572,7 @@ enum sdp_mib_field {
 	SDP_MIB_LOCAL_RX_BYTES,
 	SDP_MIB_LOCAL_SINK_BYTES,
 	SDP_MIB_CONN_PORT_RETRIES,
+	SDP_MIB_LISTEN_PORT_RETRIES,
 	SDP_MIB_MAX
 };
 

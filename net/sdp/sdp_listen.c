@@ -526,8 +526,54 @@ static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
 	return err;
 }
 
+/* Ids that held the ports an unbound listen() gave up, to destroy once
+ * the socket lock is dropped: held until then, so that rdma_cm picks
+ * none of those ports again.
+ */
+struct sdp_ports_tried {
+	struct rdma_cm_id	*id[2 * SDP_PORT_TRIES];
+	int			n;
+};
+
+/* Called locked: listen, and if the port was rdma_cm's pick (the socket
+ * was not bound) and is taken, listen again on another, up to
+ * SDP_PORT_TRIES ports.  rdma_cm picks in its own port space, blind to
+ * TCP's, but on iWARP the device listens on that port of the host's TCP
+ * too (Soft-iWARP's kernel socket, hardware's port mapper), which fails
+ * with EADDRINUSE where a TCP socket holds it; TCP's listen() would have
+ * taken any free ephemeral port.  On error cm_id_v4 is left for the
+ * caller to destroy, outside the lock.
+ */
+static int sdp_listen_any_port(struct sdp_sock *ssk, int backlog,
+			       struct sdp_ports_tried *tried)
+{
+	bool pick = !test_bit(SDP_F_BOUND, &ssk->flags);
+	struct sock *sk = &ssk->sk;
+	struct rdma_cm_id *id;
+	int err, ports = 1;
+
+	for (;;) {
+		err = sdp_listen_ids(ssk, backlog);
+		if (err != -EADDRINUSE || !pick || ports++ >= SDP_PORT_TRIES)
+			return err;
+		id = sdp_cm_create_id(sk);
+		if (IS_ERR(id))
+			return err;
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_LISTEN_PORT_RETRIES);
+		tried->id[tried->n++] = ssk->cm_id;
+		if (ssk->cm_id_v4)
+			tried->id[tried->n++] = ssk->cm_id_v4;
+		ssk->cm_id_v4 = NULL;
+		ssk->cm_id = id;
+		sdp_id_options(ssk, id);
+		if (sk->sk_reuse)
+			rdma_set_reuseaddr(id, 1);
+	}
+}
+
 int sdp_listen(struct socket *sock, int backlog)
 {
+	struct sdp_ports_tried tried = { .n = 0 };
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct rdma_cm_id *id_v4;
@@ -551,7 +597,7 @@ int sdp_listen(struct socket *sock, int backlog)
 		rdma_set_reuseaddr(ssk->cm_id, 1);
 	/* bound where no RDMA device is: local connections only */
 	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
-		err = sdp_listen_ids(ssk, backlog);
+		err = sdp_listen_any_port(ssk, backlog, &tried);
 	if (err) {
 		ssk->last_bind_err = -err;
 		id_v4 = ssk->cm_id_v4;
@@ -559,7 +605,7 @@ int sdp_listen(struct socket *sock, int backlog)
 		release_sock(sk);
 		if (id_v4)
 			rdma_destroy_id(id_v4);
-		return err;
+		goto destroy_tried;
 	}
 	__set_bit(SDP_F_ID_USED, &ssk->flags);
 	__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -569,6 +615,9 @@ int sdp_listen(struct socket *sock, int backlog)
 	sdp_local_listen(ssk);
 out:
 	release_sock(sk);
+destroy_tried:
+	while (tried.n)
+		rdma_destroy_id(tried.id[--tried.n]);
 	return err;
 }
 

@@ -106,6 +106,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_LOCAL_RX_BYTES]	= "LocalRxBytes",
 	[SDP_MIB_LOCAL_SINK_BYTES]	= "LocalSinkBytes",
 	[SDP_MIB_CONN_PORT_RETRIES]	= "ConnPortRetries",
+	[SDP_MIB_LISTEN_PORT_RETRIES]	= "ListenPortRetries",
 };
 
 /* Counter @i of @net, summed over the CPUs. */
