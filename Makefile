@@ -99,16 +99,17 @@ fuzz:
 
 # Not a test: how fast.  testbed/bench: SDP next to raw RC verbs (SEND,
 # READ, WRITE), TCP and rsockets, 64 B to 4 MiB, 1 and 8 streams, CPU per
-# GB, in one VM and between two, tables and plots in build/bench/
-# (ROUNDS, SECS, WHERE=one|two|both); testbed/bench-local: same-host
-# connections against TCP and AF_UNIX.
+# GB, in one VM and between two, over rxe and siw, tables and plots in
+# build/bench/ (ROUNDS, SECS, WHERE=one|two|both, DEVS=rxe|siw|both);
+# testbed/bench-local: same-host connections against TCP and AF_UNIX.
 ROUNDS ?= 5
 SECS ?= 2
 WHERE ?= both
+DEVS ?= both
 bench:
 	$(MAKE) deps
 	$(MAKE) all
-	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE)
+	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
 	testbed/bench-local $(ROUNDS)
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
