@@ -102,12 +102,19 @@ if [ "$me" = "$victim" ]; then
 			</dev/null >"/tmp/off.$j" 2>&1 &
 	done
 	want=$((2 * (n - 1)))
-	for _ in $(seq 600); do
+	for _ in $(seq 240); do
 		est=$(awk 'NR > 1 && $NF == "1"' /proc/net/sdp | wc -l)
 		[ "$est" -ge "$want" ] && break
 		sleep 0.5
 	done
 	check_eq "power-off: streams to and from every other host" "$want" "$est"
+	if [ "$est" -lt "$want" ]; then
+		# what was missing, before the power goes
+		sed 's/^/# sdp: /' /proc/net/sdp
+		tail -n 3 /tmp/off.* | sed 's/^/# /'
+		echo "# counters: $(awk '$2 != 0 {printf "%s %s ", $1, $2}' /proc/net/sdpstats)"
+		dmesg | grep -E 'ib_sdp|siw|rxe' | tail -n 20 | sed 's/^/# dmesg: /'
+	fi
 	sleep 3
 	check "power-off: they are running" \
 		test "$(sdp_stat TxBytes)" -gt 0
