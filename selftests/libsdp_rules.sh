@@ -94,9 +94,9 @@ if one_port "both clients to a TCP-only server"; then
 fi
 
 # "both" server: a TCP client and an SDP client on the same port
-port=7420
-one_port "both servers" || port=
-for kind in ${port:+epoll poll select block fork}; do
+port=7420 kinds="epoll poll select block fork"
+one_port "both servers" || kinds=
+for kind in $kinds; do
 	server $both_conf $port $kind 2
 	check "both server ($kind) listens on TCP" tcp_listening $port
 	check "both server ($kind) listens on SDP" sdp_listening $port
@@ -161,16 +161,16 @@ check_eq "select() beyond FD_SETSIZE, with a both listener" "$want" \
 	"$(with_libsdp $both_conf sdp_app bigselect "$addr" 7481 2>&1)"
 
 # closes libsdp does not see: its twin goes too, and the number is free
-out=
-one_port "the both listener's twin" &&
+if one_port "the both listener's twin"; then
 	out=$(with_libsdp $both_conf sdp_app closes "$addr" 7482 2>&1)
-echo "$out"
-for how in ${out:+fclose close_range closefrom}; do
-	check "$how: the both listener had its SDP twin" \
-		grep -q "^$how: before: 1 SDP listening" <<<"$out"
-	check "$how: the twin closed with it, a UDP socket after it is UDP" \
-		grep -q "^$how: after: 0 SDP listening, UDP socket .* bind success, SOCK_DGRAM" <<<"$out"
-done
+	echo "$out"
+	for how in fclose close_range closefrom; do
+		check "$how: the both listener had its SDP twin" \
+			grep -q "^$how: before: 1 SDP listening" <<<"$out"
+		check "$how: the twin closed with it, a UDP socket after it is UDP" \
+			grep -q "^$how: after: 0 SDP listening, UDP socket .* bind success, SOCK_DGRAM" <<<"$out"
+	done
+fi
 
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean	# unloads ib_sdp
