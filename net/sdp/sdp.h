@@ -94,6 +94,13 @@
  * EADDRINUSE) tries on iWARP
  */
 #define SDP_PORT_TRIES		16
+/* the backlog rdma_listen() gets at least: SDP keeps the socket's own
+ * (sk_max_ack_backlog, pending_reqs).  Unused on InfiniBand and RoCE; on
+ * iWARP it sizes the device's TCP listen queue and the connection events
+ * iw_cm and the driver can hold for the listener, beyond which they drop
+ * a connection's events (Soft-iWARP then never accepts it).
+ */
+#define SDP_CM_BACKLOG		128
 #define SDP_FIN_TIMEOUT		(60 * HZ)	/* orphan waiting for the peer */
 #define SDP_EMBRYO_TIMEOUT	(10 * HZ)	/* a child's REP to its RTU */
 

@@ -484,7 +484,7 @@ static int sdp_listen_v4(struct sdp_sock *ssk, __be16 port, int backlog)
 /**
  * sdp_listen_ids - start the socket's id(s) listening
  * @ssk: the socket, locked, its id bound (or to be bound by rdma_listen())
- * @backlog: as listen() was given it
+ * @backlog: rdma_cm's (sdp_listen(): SDP_CM_BACKLOG at least)
  *
  * A listener on the IPv6 wildcard that takes IPv4 too listens on two ids:
  * its own, made IPv6-only, and cm_id_v4 on the IPv4 wildcard of the same
@@ -597,7 +597,8 @@ int sdp_listen(struct socket *sock, int backlog)
 		rdma_set_reuseaddr(ssk->cm_id, 1);
 	/* bound where no RDMA device is: local connections only */
 	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
-		err = sdp_listen_any_port(ssk, backlog, &tried);
+		err = sdp_listen_any_port(ssk, max(backlog, SDP_CM_BACKLOG),
+					  &tried);
 	if (err) {
 		ssk->last_bind_err = -err;
 		id_v4 = ssk->cm_id_v4;
