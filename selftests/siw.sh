@@ -10,7 +10,11 @@
 #  - sdp_zc sink: a waiting reader's SinkAvail, written by RDMA WRITE;
 #  - connect() where TCP holds the source port rdma_cm picked: another
 #    port is taken, and with none left the error is TCP's; listen()
-#    without bind() where TCP holds the port rdma_cm picked: another.
+#    without bind() where TCP holds the port rdma_cm picked: another,
+#    on IPv4 and on IPv6's dual-stack wildcard;
+#  - a listener with a backlog of 1 after four connections to its port
+#    that complete at once and close unaccepted, on the test bed's siw
+#    and on siw without its fix (testbed/siw-patches/0001).
 # make check-full runs whole suites over siw (testbed/check), zcopy.sh's
 # hostile peer among them.  Runs last in the VM suite: it puts Soft-RoCE
 # back when done.
@@ -101,12 +105,87 @@ check_eq "20 unbound TCP listeners, half the ports TCP's" "20 listening" "$tcp"
 check_eq "20 unbound SDP listeners, as TCP's" "$tcp" "$sdp"
 check "they took other ports (ListenPortRetries)" \
 	test "$(sdp_stat ListenPortRetries)" -gt "$r0"
+# the same on IPv6's wildcard, which takes IPv4 too: SDP listens on two
+# ids, the IPv4 twin's port is the one TCP holds, and both are given up
+r0=$(sdp_stat ListenPortRetries)
+tcp=$(listen_any 10)
+sdp=$(listen_any 28)
+check_eq "20 unbound TCP listeners on [::]" "20 listening" "$tcp"
+check_eq "20 unbound SDP listeners on [::], as TCP's" "$tcp" "$sdp"
+check "their IPv4 twins took other ports (ListenPortRetries)" \
+	test "$(sdp_stat ListenPortRetries)" -gt "$r0"
 kill $holder; wait $holder 2>/dev/null
 echo "$range" >/proc/sys/net/ipv4/ip_local_port_range
+
+# burst FAMILY PORT: a listener with a backlog of 1; four TCP connections
+# to its port complete at once (netem holds every packet on lo 200 ms)
+# and close; then a connection of the listener's family.  A thread
+# accepts all along.  On iWARP the listener's port is the device's TCP
+# listener: each connection is an event for siw, and Soft-iWARP keeps as
+# many for a listener as rdma_listen()'s backlog says; a connection whose
+# event found none was never accepted, and its close then closed the
+# listener (6.1; testbed/siw-patches/0001): refused from then on.
+burst() {
+	python3 - "$addr" "$2" "$1" <<'PY' 2>&1
+import ctypes, os, socket, struct, subprocess, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+addr, port, fam = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sa = struct.pack("=HH4s8x", socket.AF_INET, socket.htons(port),
+                 socket.inet_aton(addr))
+def err():
+    return os.strerror(ctypes.get_errno())
+l = socket.socket(fam, socket.SOCK_STREAM)
+if libc.bind(l.fileno(), sa, len(sa)) or libc.listen(l.fileno(), 1):
+    sys.exit("listen: " + err())
+def accepter():
+    while True:
+        fd = libc.accept(l.fileno(), None, None)
+        if fd < 0:
+            return
+        os.close(fd)
+threading.Thread(target=accepter, daemon=True).start()
+subprocess.run("tc qdisc add dev lo root netem delay 200ms".split(), check=True)
+try:
+    burst = [socket.socket() for _ in range(4)]
+    for s in burst:
+        s.setblocking(False)
+        s.connect_ex((addr, port))
+    time.sleep(1.5)
+    for s in burst:
+        s.close()
+    time.sleep(1.5)
+finally:
+    subprocess.run("tc qdisc del dev lo root".split())
+time.sleep(1)
+c = socket.socket(fam, socket.SOCK_STREAM)
+if libc.connect(c.fileno(), sa, len(sa)):
+    print("then connect:", err())
+else:
+    print("then connect: ok")
+PY
+}
+tcp=$(burst 2 7830)
+sdp=$(burst 27 7831)
+check_eq "a TCP listener after a burst of closed connections" "then connect: ok" "$tcp"
+check_eq "an SDP listener after it, as TCP's" "$tcp" "$sdp"
 sdp_check_clean
 
 rdma link delete siw0
 rmmod siw
-unset SDP_RDMA
+# the same on Soft-iWARP as Debian's source has it, without the fix: SDP
+# gives rdma_listen() room for the burst (SDP_CM_BACKLOG)
+export SDP_SIW_KO=$SDP_REPO/build/siw-stock/siw.ko
+if [ -f "$SDP_SIW_KO" ]; then
+	sdp_unload
+	addr=$(rxe-up) || exit 1
+	sdp_load || exit 1
+	sdp=$(burst 27 7832)
+	check_eq "on siw without the fix, an SDP listener after the burst" \
+		"$tcp" "$sdp"
+	sdp_check_clean
+	rdma link delete siw0
+	rmmod siw
+fi
+unset SDP_RDMA SDP_SIW_KO
 check "Soft-RoCE back" rxe-up
 finish
