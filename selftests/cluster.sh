@@ -79,17 +79,27 @@ for j in "${others[@]}"; do
 done
 
 # --- 2. incast to host 1
+# every SDP socket's state 8 s into the flood, printed if this host's
+# part looks starved: for a post-mortem of a sender that got nowhere
+(sleep 8; "$SDP_REPO/userspace/sdpstat/sdpstat" -i >/tmp/incast.diag 2>&1) &
 if [ "$me" = 1 ]; then
 	out=$(sdp_stream incast sdp "$SDP_IP" 7710 $((n - 1)) 15 2>&1)
 	check_eq "incast: $((n - 1)) senders, none ended early" 0 "$?"
 	echo "$out" | sed 's/^/  /'
 	check "incast: every sender at least half the mean" \
-		awk '/^fairness/ {exit !($2 >= 0.5)}' <<<"$out"
+		awk '/^fairness/ {exit !($2 >= 0.5)}' <<<"$out" ||
+		sed 's/^/  diag: /' /tmp/incast.diag
 else
 	out=$(sdp_stream flood sdp "$(host 1)" 7710 2>&1)
 	rc=$?
 	check_eq "incast: flooded host 1 until it closed ($out)" 0 "$rc"
+	# a fair share over 15 s is megabytes
+	sent=$(grep -o '[0-9]* bytes' <<<"$out" | cut -d' ' -f1)
+	if [ "${sent:-0}" -lt $((1 << 20)) ]; then
+		sed 's/^/  diag: /' /tmp/incast.diag
+	fi
 fi
+wait
 
 # --- 3. the last host powers off mid-stream
 victim=$n big=$((1 << 30))
