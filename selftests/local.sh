@@ -67,18 +67,22 @@ sdp_stream sink sdp 0.0.0.0 $port 1 >/tmp/sink.out 2>&1 &
 sink=$!
 wait_for sdp_listening $port
 coproc GATED { sdp_stream gated sdp 0.0.0.0 $port 65536; }
-read -r -t 10 line <&"${GATED[0]}"
+# copies of the coproc's pipes: bash closes GATED's as soon as it reaps
+# the coproc, even with its last line still unread
+exec {gated_in}<&"${GATED[0]}" {gated_out}>&"${GATED[1]}"
+read -r -t 10 line <&"$gated_in"
 check_eq "connect() to 0.0.0.0 reaches the wildcard listener" connected "$line"
 # 0100007F: 127.0.0.1, where a connection to 0.0.0.0 goes
 rows=$(awk -v p="$(printf '%04X' $port)" \
 	'NR > 1 && $3 == "0100007F:" p && $NF == "1" {n++} END {print n + 0}' \
 	/proc/net/sdp)
 check_eq "/proc/net/sdp: the client's row, established, to 127.0.0.1" 1 "$rows"
-echo 0 >&"${GATED[1]}"
-read -r -t 10 line <&"${GATED[0]}"
-echo go >&"${GATED[1]}"
-read -r -t 30 line <&"${GATED[0]}"
+echo 0 >&"$gated_out"
+read -r -t 10 line <&"$gated_in"
+echo go >&"$gated_out"
+read -r -t 30 line <&"$gated_in"
 check_eq "64 KiB sent" "sent 65536" "$line"
+exec {gated_in}<&- {gated_out}>&-
 wait $sink
 grep -q 65536 /tmp/sink.out
 check "the sink read them ($(cat /tmp/sink.out))" grep -q 65536 /tmp/sink.out
