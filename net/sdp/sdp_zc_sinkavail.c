@@ -192,9 +192,12 @@ static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 		lock_sock(sk);
 	}
 	if (!sdp_zc_sink_settled(ssk, NULL)) {
-		if (grace >= 0)
-			net_warn_ratelimited("peer did not answer a SinkAvailCancel, connection reset\n");
-		sdp_conn_abort(ssk, ECONNRESET, true);
+		/* a silent peer: as TCP's for one, ETIMEDOUT */
+		if (grace >= 0) {
+			SDP_INC_STATS(sock_net(sk), SDP_MIB_STALL_TIMEOUTS);
+			net_warn_ratelimited("peer did not answer a SinkAvailCancel, connection timed out\n");
+		}
+		sdp_conn_abort(ssk, ETIMEDOUT, true);
 	}
 }
 
