@@ -3,7 +3,8 @@
 # ib_sdp: Sockets Direct Protocol for Linux.
 #
 #   make                build net/sdp/ib_sdp.ko, userspace/, selftests/ and
-#                       the test bed's Soft-iWARP module (build/siw/siw.ko)
+#                       the test bed's Soft-iWARP modules (build/siw/siw.ko with
+#                       testbed/siw-patches, build/siw-stock/siw.ko without)
 #   make deps           install (apt) what building and testing need
 #   make install        install the module (updates/), run depmod, and
 #                       install the uapi header and userspace tools
