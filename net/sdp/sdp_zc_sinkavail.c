@@ -192,11 +192,15 @@ static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 		lock_sock(sk);
 	}
 	if (!sdp_zc_sink_settled(ssk, NULL)) {
-		/* a silent peer: as TCP's for one, ETIMEDOUT */
-		if (grace >= 0) {
-			SDP_INC_STATS(sock_net(sk), SDP_MIB_STALL_TIMEOUTS);
-			net_warn_ratelimited("peer did not answer a SinkAvailCancel, connection timed out\n");
+		/* killed while waiting: reset as before; a silent peer:
+		 * ETIMEDOUT, as TCP's for one
+		 */
+		if (grace < 0) {
+			sdp_conn_abort(ssk, ECONNRESET, true);
+			return;
 		}
+		SDP_INC_STATS(sock_net(sk), SDP_MIB_STALL_TIMEOUTS);
+		net_warn_ratelimited("peer did not answer a SinkAvailCancel, connection timed out\n");
 		sdp_conn_abort(ssk, ETIMEDOUT, true);
 	}
 }
