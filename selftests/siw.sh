@@ -98,22 +98,21 @@ for i in range(20):
     ls.append(s)
 print("20 listening")' "$1" 2>&1
 }
-r0=$(sdp_stat ListenPortRetries)
-tcp=$(listen_any 2)
-sdp=$(listen_any 27)
-check_eq "20 unbound TCP listeners, half the ports TCP's" "20 listening" "$tcp"
-check_eq "20 unbound SDP listeners, as TCP's" "$tcp" "$sdp"
-check "they took other ports (ListenPortRetries)" \
-	test "$(sdp_stat ListenPortRetries)" -gt "$r0"
-# the same on IPv6's wildcard, which takes IPv4 too: SDP listens on two
-# ids, the IPv4 twin's port is the one TCP holds, and both are given up
-r0=$(sdp_stat ListenPortRetries)
-tcp=$(listen_any 10)
-sdp=$(listen_any 28)
-check_eq "20 unbound TCP listeners on [::]" "20 listening" "$tcp"
-check_eq "20 unbound SDP listeners on [::], as TCP's" "$tcp" "$sdp"
-check "their IPv4 twins took other ports (ListenPortRetries)" \
-	test "$(sdp_stat ListenPortRetries)" -gt "$r0"
+# listen_case TCP_FAMILY SDP_FAMILY WHERE: 20 unbound listeners of each
+listen_case() {
+	local r0 tcp sdp
+	r0=$(sdp_stat ListenPortRetries)
+	tcp=$(listen_any "$1")
+	sdp=$(listen_any "$2")
+	check_eq "20 unbound TCP listeners $3, half the ports TCP's" "20 listening" "$tcp"
+	check_eq "20 unbound SDP listeners $3, as TCP's" "$tcp" "$sdp"
+	check "they took other ports (ListenPortRetries)" \
+		test "$(sdp_stat ListenPortRetries)" -gt "$r0"
+}
+listen_case 2 27 "on 0.0.0.0"
+# IPv6's wildcard takes IPv4 too: SDP listens on two ids, the IPv4 twin's
+# port is the one TCP holds, and both are given up
+listen_case 10 28 "on [::]"
 kill $holder; wait $holder 2>/dev/null
 echo "$range" >/proc/sys/net/ipv4/ip_local_port_range
 
