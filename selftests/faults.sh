@@ -6,6 +6,9 @@
 #  - a peer that stops reposting receives (no credits; or credits it never
 #    backs, so that the transport retries RNR for ever): a sender with
 #    TCP_USER_TIMEOUT 2 s fails with ETIMEDOUT in about that time;
+#  - a peer that takes a reader's SinkAvail and falls silent: the cancel
+#    of SO_RCVTIMEO goes unanswered, and the reader gets ETIMEDOUT after
+#    SDP_ZC_CANCEL_TIMEOUT;
 #  - a reader's RDMA READ and a writer's RDMA WRITE stuck behind a message
 #    the peer will not take: kill -9 ends each within a second;
 #  - kill -9 of either end of a transfer, below and above the ZCopy
@@ -47,6 +50,14 @@ for c in stall-send stall-rnr; do
 	check "$c: counted in StallTimeouts" \
 		test "$(sdp_stat StallTimeouts)" -gt "$before"
 done
+# a SinkAvail taken, then silence: the reader's cancel goes unanswered
+before=$(sdp_stat StallTimeouts)
+out=$(timeout 120 sdp_evil "$addr" 7815 sink-silent 2>&1)
+rc=$?
+echo "$out"
+check_eq "sink-silent" 0 "$rc"
+check "sink-silent: counted in StallTimeouts" \
+	test "$(sdp_stat StallTimeouts)" -gt "$before"
 mem_back "stalled peers"
 
 # kill -9 of a task blocked in an RDMA op behind a message the peer will

@@ -75,6 +75,9 @@
  *   stall-rnr      the peer announced more buffers than it posted: the
  *                  transport retries for ever (RNR); TCP_USER_TIMEOUT ends
  *                  it with ETIMEDOUT
+ *   sink-silent    our SinkAvail taken, then silence: the reader's
+ *                  SO_RCVTIMEO cancels it, and the unanswered cancel ends
+ *                  the connection with ETIMEDOUT in about 5 s
  *   stall-read     a reader's RDMA READ stuck behind a send the peer will
  *                  not take: prints "stuck PID" and waits for the test
  *                  to kill PID (kill -9 must end it)
@@ -769,6 +772,79 @@ static int stall_send_case(int rnr)
 	return check_exit();
 }
 
+/* The application's end of sink-silent: one recv() of 256 KiB with
+ * SO_RCVTIMEO 1 s, and, if it timed out, one more: the errors (as
+ * -errno) and the milliseconds from the start to the last.
+ */
+static void app_sink_silent(int tx, int rx)
+{
+	int s = accepted(4);
+	char *buf = malloc(256 << 10);
+	struct timeval tv = { 1, 0 };
+	long long start;
+	ssize_t r;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	start = ms_now();
+	r = recv(s, buf, 256 << 10, 0);
+	say(tx, r < 0 ? -errno : r);
+	if (r < 0 && errno == EAGAIN)
+		r = recv(s, buf, 256 << 10, 0);
+	say(tx, r < 0 ? -errno : r);
+	say(tx, ms_now() - start);
+	hear(rx, 30000);
+}
+
+/* A peer that takes the reader's SinkAvail and then falls silent: the
+ * reader's SO_RCVTIMEO cancels the offer, and a cancel nobody answers
+ * must end the connection within SDP_ZC_CANCEL_TIMEOUT (5 s) with
+ * ETIMEDOUT, as TCP ends one with a silent peer; before, ECONNRESET.
+ */
+static int sink_silent_case(void)
+{
+	struct peer_opts o;
+	struct peer_msg m;
+	struct peer p;
+	struct app a;
+	long first, last, ms;
+	long long t0;
+	int ev;
+
+	app_start(&a, app_sink_silent);
+	usleep(300000);
+	peer_opts_default(&o);
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		app_stop(&a);
+		return 2;
+	}
+	CHECK(!recv_mid(&p, &m, MID_SINK_AVAIL, 10000), "a SinkAvail offered");
+	peer_done(&p, &m);
+	CHECK(!recv_mid(&p, &m, MID_SINK_CANCEL, 10000),
+	      "SO_RCVTIMEO cancels it");
+	peer_done(&p, &m);
+	t0 = ms_now();
+	/* no SinkCancelAck, no RdmaWrCompl, nothing */
+	do
+		ev = peer_event(&p, 15000);
+	while (ev >= 0 && ev != RDMA_CM_EVENT_DISCONNECTED);
+	CHECK(ev == RDMA_CM_EVENT_DISCONNECTED,
+	      "the connection ends %lld ms after the unanswered cancel",
+	      ms_now() - t0);
+	first = hear(a.from, 15000);
+	last = hear(a.from, 1000);
+	ms = hear(a.from, 1000);
+	CHECK((first == -EAGAIN || first == -ETIMEDOUT) && last == -ETIMEDOUT,
+	      "the reader gets ETIMEDOUT (%s, then %s)",
+	      first < 0 ? errname(-first) : "data",
+	      last < 0 ? errname(-last) : "data");
+	CHECK(ms >= 1000 + 4500 && ms < 1000 + 10000,
+	      "after SO_RCVTIMEO and the cancel's 5 s: %ld ms", ms);
+	app_stop(&a);
+	peer_close(&p);
+	return check_exit();
+}
+
 /* A reader whose second SrcAvail's READ waits behind a send the peer
  * never takes.  It reads only once told the SrcAvail is there: a reader
  * waiting on an empty queue would offer a SinkAvail instead.
@@ -1038,6 +1114,8 @@ int main(int argc, char **argv)
 		return stall_send_case(0);
 	if (!strcmp(c, "stall-rnr"))
 		return stall_send_case(1);
+	if (!strcmp(c, "sink-silent"))
+		return sink_silent_case();
 	if (!strcmp(c, "stall-read"))
 		return stall_rw_case(0);
 	if (!strcmp(c, "stall-write"))
