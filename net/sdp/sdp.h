@@ -114,6 +114,7 @@
 #define SDP_ZC_DIRECT_MIN	(16 * 1024)	/* reads into the user buffer */
 #define SDP_ZC_ADV_MAX		(64 << 20)	/* largest SrcAvail accepted */
 #define SDP_ZC_CANCEL_TIMEOUT	(5 * HZ)	/* peer to settle after a cancel */
+#define SDP_INIT_WAIT		(HZ / 5)	/* iWARP: for the initiator's first */
 
 /* Per-connection counters, for TCP_INFO; under the socket lock. */
 struct sdp_conn_stats {
@@ -297,6 +298,10 @@ struct sdp_conn {
 	u8			ka_probes;	/* probes unanswered */
 	bool			iwarp;		/* a send completes once TCP has it */
 	bool			fin_ack_owed;	/* iWARP: acknowledge a DisConn */
+	bool			init_wait;	/* iWARP: the peer has not sent
+						 * yet; hold ours until init_end
+						 */
+	unsigned long		init_end;	/* jiffies */
 	u32			fin_mseq;	/* mseq of our DisConn */
 
 	/* receive side */
@@ -843,6 +848,7 @@ void sdp_tcp_info(struct sdp_sock *ssk, struct tcp_info *info);
 /* sdp_tx.c */
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 void sdp_tx_flush(struct sdp_sock *ssk);
+void sdp_tx_init_wait(struct sdp_sock *ssk);
 void sdp_tx_push(struct sdp_sock *ssk);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);

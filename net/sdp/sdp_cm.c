@@ -284,6 +284,11 @@ static void sdp_active_established(struct sdp_sock *ssk,
 	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
 	sdp_rx_early(ssk);
 	sk->sk_state_change(sk);
+	/* iWARP: MPA's initiator sends first, the passive side waits for
+	 * it (sdp_tx_init_wait()): a credit update, at once
+	 */
+	if (ssk->conn->iwarp)
+		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
 	sdp_tx_flush(ssk);
 }
 

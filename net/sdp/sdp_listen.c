@@ -269,6 +269,7 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	if (err)
 		goto err_child;
 	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
+	sdp_tx_init_wait(cssk);
 	id->context = child;
 	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
 	sdp_conn_param(id, cssk->conn, &param, &ack);

@@ -411,6 +411,7 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	conn->st.segs_in++;
 	conn->st.last_recv = jiffies;
 	conn->ka_probes = 0;
+	conn->init_wait = false;	/* the initiator has sent first */
 
 	switch (h->mid) {
 	case SDP_MID_DATA:

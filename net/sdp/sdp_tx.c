@@ -23,7 +23,8 @@
  * side can always tell the other what it needs to go on: both may fill
  * each other's windows and neither deadlocks.  Control messages use their own
  * few buffers.  A send completion returns the buffer, posts whatever was
- * waiting and wakes writers.
+ * waiting and wakes writers.  On iWARP a passive side posts nothing
+ * until the initiator's first message is in (sdp_tx_init_wait()).
  *
  * Everything here runs under the socket lock (see sdp.h).
  */
@@ -186,6 +187,42 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 	       conn->remote_ack != conn->tx_mseq;
 }
 
+/**
+ * sdp_tx_init_wait - iWARP's passive side: send nothing before the peer
+ * @ssk: the child, locked, its Hello taken
+ *
+ * MPA has the connection's initiator send the first message, and
+ * Soft-iWARP's initiator fails the connection when ours arrives together
+ * with the MPA reply, before its QP took the socket.  An active side
+ * that says so in its Hello (SDP_CAP_INIT_FIRST) sends a credit update
+ * as soon as it is established; until it is here, or for SDP_INIT_WAIT
+ * in case it got lost (a stock siw's, see sdp.rst), ours wait.
+ */
+void sdp_tx_init_wait(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!conn->iwarp || !(conn->peer_caps & SDP_CAP_INIT_FIRST))
+		return;
+	conn->init_wait = true;
+	conn->init_end = jiffies + SDP_INIT_WAIT;
+}
+
+/* Under the socket lock: must our messages wait for the peer's first? */
+static bool sdp_tx_init_held(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (likely(!conn->init_wait))
+		return false;
+	if (time_after_eq(jiffies, conn->init_end)) {
+		conn->init_wait = false;
+		return false;
+	}
+	sdp_cork_timer_arm(ssk);	/* to look again */
+	return true;
+}
+
 /* Post what may be posted now: queued data while the credits last, then
  * a pending DisConn once all data is out, else a credit update if the peer
  * is running low.  @push: corked data too.
@@ -198,7 +235,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	u32 payload;
 	int err;
 
-	if (!sdp_conn_usable(ssk))
+	if (!sdp_conn_usable(ssk) || sdp_tx_init_held(ssk))
 		return;
 
 	/* what the peer waits for goes first; RdmaWrCompl before any data

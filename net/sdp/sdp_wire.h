@@ -53,8 +53,9 @@ struct sdp_bsdh {
 #define SDP_CAP_SRC_AVAIL	0x1	/* read-based ZCopy (SrcAvail) */
 #define SDP_CAP_SINK_AVAIL	0x2	/* write-based ZCopy (SinkAvail) */
 #define SDP_CAP_RESIZE		0x4	/* ChRcvBuf / ChRcvBufAck */
+#define SDP_CAP_INIT_FIRST	0x8	/* iWARP: the active side sends first */
 #define SDP_CAPS		(SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL | \
-				 SDP_CAP_RESIZE)
+				 SDP_CAP_RESIZE | SDP_CAP_INIT_FIRST)
 
 /* Active side, in the REQ private data. */
 struct sdp_hello {
