@@ -33,6 +33,15 @@
  *	one connection that writes until the peer closes it; exit 0 if the
  *	write then failed with EPIPE or ECONNRESET.
  *
+ *   sdp_stream greeter FAM ADDR PORT NCONN
+ *	a server that speaks first: accept NCONN connections one after the
+ *	other; on each, write a 100-byte greeting at once, read the
+ *	client's answer (2 bytes, within 10 s), close.
+ *   sdp_stream greeted FAM ADDR PORT NCONN
+ *	NCONN connections one after the other; on each, read the greeting
+ *	(within 5 s), answer, close.  Prints how many were greeted and
+ *	what happened to the others; exit 0 if all NCONN were.
+ *
  * FAM is "tcp" (AF_INET) or "sdp" (AF_INET_SDP); an IPv6 ADDR (one with a
  * ':', v4-mapped ones too) makes it AF_INET6 or AF_INET6_SDP.
  *
@@ -666,6 +675,87 @@ static int run_flood(const char *addr, int port)
 	return errno == EPIPE || errno == ECONNRESET ? 0 : 1;
 }
 
+static int run_greeter(const char *addr, int port, int nconn)
+{
+	struct timeval tv = { 10, 0 };
+	int lfd = listen_on(addr, port), i, fd;
+	char hello[100], ans[2];
+
+	memset(hello, 'g', sizeof(hello));
+	printf("listening\n");
+	fflush(stdout);
+	for (i = 0; i < nconn; i++) {
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			perror("accept");
+			return 1;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (write_all(fd, hello, sizeof(hello)) == 0)
+			(void)!read(fd, ans, sizeof(ans));
+		close(fd);
+	}
+	close(lfd);
+	return 0;
+}
+
+enum greeted { GREETED, NO_CONNECT, NO_GREETING, NO_ANSWER, GREETED_N };
+
+/* One greeted connection; a failed connect() leaves its errno. */
+static enum greeted greeted_one(const char *addr, int port, bool first)
+{
+	struct timeval tv = { 5, 0 };
+	enum greeted ret = GREETED;
+	char buf[100];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (first) {
+		fd = connect_to(addr, port);	/* waits for the server */
+	} else {
+		union sa u;
+		socklen_t len = addr_of(&u, addr, port);
+
+		fd = stream_socket();
+		if (connect(fd, &u.sa, len)) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return NO_CONNECT;
+		}
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (got < sizeof(buf) &&
+	       (n = read(fd, buf + got, sizeof(buf) - got)) > 0)
+		got += n;
+	if (got < sizeof(buf) || buf[0] != 'g' || buf[99] != 'g')
+		ret = NO_GREETING;
+	else if (write(fd, "ok", 2) != 2)
+		ret = NO_ANSWER;
+	close(fd);
+	return ret;
+}
+
+static int run_greeted(const char *addr, int port, int nconn)
+{
+	int i, n[GREETED_N] = { 0 }, conn_err = 0;
+
+	for (i = 0; i < nconn; i++) {
+		enum greeted g = greeted_one(addr, port, !i);
+
+		if (g == NO_CONNECT && !conn_err)
+			conn_err = errno;
+		n[g]++;
+	}
+	printf("%d of %d greeted; connect failed %d%s%s, no greeting %d, no answer %d\n",
+	       n[GREETED], nconn, n[NO_CONNECT], conn_err ? ": " : "",
+	       conn_err ? strerror(conn_err) : "", n[NO_GREETING],
+	       n[NO_ANSWER]);
+	return n[GREETED] == nconn ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	alarm(1500);	/* a hang fails the test instead of stalling it */
@@ -696,6 +786,10 @@ int main(int argc, char **argv)
 				  atoi(argv[6]));
 	if (!strcmp(argv[1], "flood") && argc == 5)
 		return run_flood(argv[3], atoi(argv[4]));
+	if (!strcmp(argv[1], "greeter") && argc == 6)
+		return run_greeter(argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(argv[1], "greeted") && argc == 6)
+		return run_greeted(argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (!strcmp(argv[1], "bothfull") && argc == 6)
 		return run_bothfull(argv[3], atoi(argv[4]),
 				    strtoull(argv[5], NULL, 0));
