@@ -238,6 +238,26 @@ pair_await() {
 	return 1
 }
 
+# siw_use KO DELAY: Soft-iWARP from KO (the test bed's build/siw/siw.ko
+# or build/siw-stock/siw.ko) in place of whatever RDMA device is up, with
+# its test knob testbed_accept_delay_ms (testbed/siw-test-patches) at
+# DELAY ms, and ib_sdp loaded again; siw_drop takes it away.
+siw_use() {
+	sdp_unload
+	rdma link delete rxe0 2>/dev/null
+	siw_drop
+	SDP_RDMA=siw SDP_SIW_KO=$1 rxe-up >/dev/null || exit 1
+	echo "$2" >/sys/module/siw/parameters/testbed_accept_delay_ms
+	sdp_load || exit 1
+}
+
+siw_drop() {
+	sdp_unload
+	rdma link delete siw0 2>/dev/null
+	rmmod siw 2>/dev/null
+	return 0
+}
+
 # rdma_counter NAME: the RDMA device's (rxe0 or siw0, port 1) counter
 # NAME, as `rdma statistic` shows it.
 rdma_counter() {
