@@ -653,7 +653,11 @@ static void case_poll(void)
 	OBS("peer shut wr", "%s", pmask(c, 0));
 	shutdown(c, SHUT_WR);
 	OBS("both shut", "%s", pmask(c, 500));
-	OBS("peer both shut", "%s", pmask(s, 500));
+	/* the shutdown's FIN (DisConn) must have arrived: over siw it goes
+	 * by a kernel thread, after shutdown() returned
+	 */
+	MUST(wait_for(s, POLLRDHUP, 5000));
+	OBS("peer both shut", "%s", pmask(s, 0));
 	close(c);
 	close(s);
 
