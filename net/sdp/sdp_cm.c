@@ -285,7 +285,8 @@ static void sdp_active_established(struct sdp_sock *ssk,
 	sdp_rx_early(ssk);
 	sk->sk_state_change(sk);
 	/* iWARP: MPA's initiator sends first, the passive side waits for
-	 * it (sdp_tx_init_wait()): a credit update, at once
+	 * it (sdp_tx_init_wait()): a credit update, at once (should it
+	 * find no control buffer, the peer stops waiting after 200 ms)
 	 */
 	if (ssk->conn->iwarp)
 		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);

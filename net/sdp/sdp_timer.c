@@ -7,7 +7,9 @@
  *              a child whose handshake is not complete SDP_EMBRYO_TIMEOUT
  *              after its REP is dropped (sdp_embryo_expire()).
  *  cork_work   data held back by TCP_CORK or MSG_MORE goes out after
- *              SDP_CORK_TIMEOUT, as TCP's corked data does.
+ *              SDP_CORK_TIMEOUT, as TCP's corked data does; also the
+ *              second look of an iWARP passive side still waiting for
+ *              the initiator's first message (sdp_tx_init_wait()).
  *  zc_work     ZCopy read-ahead (sdp_zc_read.c).
  *  tx_work     the stall watchdog: see sdp_stall_check().
  *  mem_work    buffer sizes and idle memory (sdp_mem.c).
