@@ -24,7 +24,8 @@ export SDP_STREAM_WAIT=120	# the other VM may still be switching
 # greetings FAM PORT: 60 connections to a server that speaks first
 greetings() {
 	if [ "$role" = a ]; then
-		timeout 300 sdp_stream greeter "$1" "$SDP_IP" "$2" 60 >/dev/null
+		timeout 300 sdp_stream greeter "$1" "$SDP_IP" "$2" 60 >/dev/null &&
+			echo "served 60 connections"
 	else
 		timeout 300 sdp_stream greeted "$1" "$SDP_PEER_IP" "$2" 60
 	fi
