@@ -80,7 +80,11 @@
 
 #define SDP_MODULE_VERSION	"0.4.0"
 
-#define SDP_TX_SIZE		16	/* data messages in flight per connection */
+#define SDP_TX_SIZE		16	/* data messages in flight per connection,
+					 * and the send buffers it may always
+					 * have (more within its send budget:
+					 * sdp_window.c)
+					 */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
 					 * kept for them beyond the credits
 					 */
@@ -143,6 +147,9 @@ enum sdp_buf_kind {
 	SDP_BUF_ZC_REG,	/* a registration's LOCAL_INV completion */
 	SDP_BUF_ZC_RW,	/* an RDMA READ op's completion */
 	SDP_BUF_LOCAL,	/* bytes from a peer on this host (sdp_local_data.c) */
+	SDP_BUF_SPILL,	/* received data copied out of its receive buffer,
+			 * which went back to the peer (sdp_window.c)
+			 */
 };
 
 struct sdp_buf {
@@ -315,14 +322,23 @@ struct sdp_conn {
 	struct list_head	rx_resize;	/* consumed, to post at rcv_size */
 	u32			rx_posted;	/* buffers posted to the RQ */
 	struct list_head	rx_queue;	/* buffers with unread data */
+	u32			rx_held;	/* of them, receive buffers holding
+						 * Data (not SrcAvails)
+						 */
+	u32			rx_spill;	/* bytes of SDP_BUF_SPILL buffers,
+						 * their own size included
+						 */
+	bool			rx_spill_kick;	/* mem_work asked to spill */
 	u32			rx_mseq;	/* mseq of the last message received */
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
 	u32			rx_upd;		/* bare updates received after it */
 
-	/* send side */
-	struct sdp_buf		*tx_ring;	/* memory given on demand */
-	u32			tx_size;
+	/* send side: buffers allocated on demand, each on tx_free,
+	 * tx_queue or posted (or zc->pend_buf), freed when idle
+	 */
+	u32			tx_bufs;	/* send buffers allocated */
+	u32			tx_size;	/* data messages in flight at most */
 	u32			tx_msg_max;	/* largest message the peer takes */
 	u32			tx_msg_min;	/* as in its Hello */
 	u32			tx_req;		/* ChRcvBuf size not yet acked */
@@ -585,6 +601,7 @@ enum sdp_mib_field {
 	SDP_MIB_LOCAL_SINK_BYTES,
 	SDP_MIB_CONN_PORT_RETRIES,
 	SDP_MIB_LISTEN_PORT_RETRIES,
+	SDP_MIB_RX_SPILL_BYTES,
 	SDP_MIB_MAX
 };
 
@@ -736,13 +753,39 @@ void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn);
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
 void sdp_conn_put(struct sdp_conn *conn);
 
+/* sdp_window.c: what a writer may hand over before the peer reads */
+u32 sdp_snd_budget(const struct sdp_sock *ssk);
+u32 sdp_rcv_budget(const struct sdp_sock *ssk);
+bool sdp_tx_buf_avail(const struct sdp_sock *ssk);
+bool sdp_tx_wake_due(const struct sdp_sock *ssk);
+void sdp_rx_held_add(struct sdp_sock *ssk);
+void sdp_rx_spill(struct sdp_sock *ssk);
+void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
+		       struct sdp_buf *buf);
+void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+u32 sdp_rx_room(const struct sdp_sock *ssk);
+bool sdp_rx_ahead_room(struct sdp_sock *ssk);
+
 /* sdp_mem.c */
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		  enum dma_data_direction dir, bool grow);
 void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 		     enum dma_data_direction dir);
 void sdp_buf_account(struct sdp_sock *ssk, long bytes);
+bool sdp_buf_room(struct sdp_sock *ssk, u32 bytes);
+struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want);
+
+/* The memory a bounce (or spill) buffer takes. */
+static inline u32 sdp_bounce_truesize(const struct sdp_buf *b)
+{
+	return b->size + sizeof(*b);
+}
+
+void sdp_bounce_free(struct sdp_buf *b);
+void sdp_mem_kick(struct sdp_sock *ssk);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
+void sdp_tx_bufs_unmap(struct sdp_sock *ssk);
+void sdp_tx_bufs_free(struct sdp_sock *ssk, struct sdp_conn *conn);
 bool sdp_tx_buf_ready(struct sdp_sock *ssk);
 void sdp_tx_want_grow(struct sdp_sock *ssk);
 int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
@@ -820,7 +863,6 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
 ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg);
 bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
-void sdp_bounce_free(struct sdp_buf *b);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);

@@ -382,8 +382,9 @@ static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 	sdp_conn_install(ssk, conn);
 	WRITE_ONCE(ssk->tp, &sdp_local_transport);
 	/* till the first send: sdp_local_limits() */
-	ssk->tx_local_rcv = sk->sk_rcvbuf;
-	WRITE_ONCE(ssk->tx_local_limit, sk->sk_rcvbuf + sk->sk_sndbuf);
+	ssk->tx_local_rcv = sdp_rcv_budget(ssk);
+	WRITE_ONCE(ssk->tx_local_limit,
+		   sdp_rcv_budget(ssk) + sdp_snd_budget(ssk));
 	ssk->tx_local_unread = 0;
 	__set_bit(SDP_F_CONN, &ssk->flags);
 	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);

@@ -357,17 +357,14 @@ static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
 }
 
 /* The window, as TCP's on loopback: the peer's receive buffer and our
- * send buffer, which grows as TCP's does unless SO_SNDBUF set it.
+ * send buffer, each what SO_RCVBUF or SO_SNDBUF set, else what TCP's
+ * may grow to (sdp_window.c).
  */
 static void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer)
 {
-	struct sock *sk = &ssk->sk;
-	u32 rcv = max_t(int, READ_ONCE(peer->sk.sk_rcvbuf), SOCK_MIN_RCVBUF);
-	u32 snd = READ_ONCE(sk->sk_sndbuf);
+	u32 rcv = max_t(u32, sdp_rcv_budget(peer), SOCK_MIN_RCVBUF);
+	u32 snd = sdp_snd_budget(ssk);
 
-	if (!(sk->sk_userlocks & SOCK_SNDBUF_LOCK))
-		snd = max_t(u32, snd,
-			    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
 	spin_lock(&ssk->conn->link->lock);
 	ssk->tx_local_rcv = rcv;
 	WRITE_ONCE(ssk->tx_local_limit, rcv + snd);

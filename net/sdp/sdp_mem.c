@@ -6,8 +6,10 @@
  * buffers of the size its Hello announced (rcvbuf_initial_size, 4 KiB by
  * default), four header-sized control buffers, and no send buffer at
  * all.  Send buffers are allocated when a send needs one, at the size the
- * peer takes (tx_msg_max), and freed again once the connection has been
- * idle for SDP_MEM_IDLE.
+ * peer takes (tx_msg_max): tx_size of them always, more within the send
+ * budget (sdp_window.c); all are freed again once the connection has
+ * been idle for SDP_MEM_IDLE.  mem_work also copies unread data out of
+ * receive buffers for a program that is not reading (sdp_rx_spill()).
  *
  * Receive buffers grow on the data source's request, by the wire's
  * ChRcvBuf / ChRcvBufAck (Documentation/wire.rst), when both sides
@@ -118,6 +120,20 @@ static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
 	return true;
 }
 
+/**
+ * sdp_buf_room - may @bytes more than a connection's minimum be allocated?
+ * @ssk: the socket
+ * @bytes: the size asked for
+ *
+ * Beyond the minimum every connection needs, buffer memory takes room
+ * both under tcp_mem's pressure threshold for all SDP buffers of the host
+ * and in the owner's memory cgroup.
+ */
+bool sdp_buf_room(struct sdp_sock *ssk, u32 bytes)
+{
+	return sdp_global_room(bytes) && sdp_memcg_room(ssk->memcg, bytes);
+}
+
 /* sdp_buf_alloc() with @gfp: GFP_ATOMIC from a completion. */
 static int __sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf,
 			   u32 size, enum dma_data_direction dir, bool grow,
@@ -128,8 +144,7 @@ static int __sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf,
 	void *data;
 	u64 dma;
 
-	if (grow && (!sdp_global_room(size) ||
-		     !sdp_memcg_room(ssk->memcg, size)))
+	if (grow && !sdp_buf_room(ssk, size))
 		goto fail;
 	old = set_active_memcg(ssk->memcg);
 	data = kmalloc(size, gfp | __GFP_ACCOUNT | __GFP_NOWARN);
@@ -186,26 +201,95 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 	buf->size = 0;
 }
 
+/* A bounce buffer for up to @want bytes, as large as memory allows,
+ * charged to the memory cgroup of the socket's owner: what a peer makes
+ * us read ahead (or spill) is the owner's memory, as TCP charges its
+ * receive queue.  Counted in BufferBytes with its own size.
+ */
+struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want)
+{
+	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
+	u32 size = min_t(u32, roundup_pow_of_two(want), SDP_ZC_CHUNK);
+	struct sdp_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+
+	/* large sizes only if they come easily; a page at most must */
+	while (b) {
+		b->data = kmalloc(size, size > PAGE_SIZE ?
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				  __GFP_NORETRY : GFP_KERNEL_ACCOUNT);
+		if (b->data || size <= PAGE_SIZE)
+			break;
+		size /= 2;
+	}
+	set_active_memcg(old);
+	if (b && !b->data) {
+		kfree(b);
+		b = NULL;
+	}
+	if (!b)
+		return NULL;
+	b->ssk = ssk;
+	b->kind = SDP_BUF_BOUNCE;
+	b->size = size;
+	b->len = min(want, size);
+	INIT_LIST_HEAD(&b->list);
+	sdp_buf_account(ssk, sdp_bounce_truesize(b));
+	return b;
+}
+
+void sdp_bounce_free(struct sdp_buf *b)
+{
+	sdp_buf_account(b->ssk, -(long)sdp_bounce_truesize(b));
+	kfree(b->data);
+	kfree(b);
+}
+
 /* Nothing of ours queued or in flight: no completion will free a buffer. */
 static bool sdp_tx_empty(const struct sdp_conn *conn)
 {
 	return !conn->tx_inflight && list_empty(&conn->tx_queue);
 }
 
+/* A new send buffer, with no memory yet, on ->tx_free.  Beyond the
+ * tx_size every connection may have, only with room for its memory.
+ */
+static struct sdp_buf *sdp_tx_buf_new(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct mem_cgroup *old;
+	struct sdp_buf *buf;
+
+	if (conn->tx_bufs >= conn->tx_size &&
+	    !sdp_buf_room(ssk, conn->tx_msg_max))
+		return NULL;
+	old = set_active_memcg(ssk->memcg);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(old);
+	if (!buf)
+		return NULL;
+	sdp_buf_init(ssk, buf, SDP_BUF_TX);
+	list_add(&buf->list, &conn->tx_free);
+	WRITE_ONCE(conn->tx_bufs, conn->tx_bufs + 1);
+	WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
+	return buf;
+}
+
 /**
  * sdp_tx_buf_take - the next free send buffer, with memory for a message
  * @ssk: the socket, locked; process context
  *
- * A buffer gets memory for the largest message the peer takes; if that
- * is refused, it is used at the size it has, or else gets the smallest
- * message's size.  That one is forced (reclaim, then past the cgroup's
- * limit rather than an OOM kill) when nothing else of ours is queued or
- * in flight, as TCP forces its first skb, so that a sender always makes
- * progress; otherwise the caller waits for a send to complete and give
- * its buffer back (sdp_tx_buf_ready()).
+ * While the send budget allows (sdp_tx_buf_avail()): a free buffer, or
+ * a new one.  A buffer gets memory for the largest message
+ * the peer takes; if that is refused, it is used at the size it has, or
+ * else gets the smallest message's size.  That one is forced (reclaim,
+ * then past the cgroup's limit rather than an OOM kill) when nothing else
+ * of ours is queued or in flight, as TCP forces its first skb, so that a
+ * sender always makes progress; otherwise the caller waits for a send to
+ * complete and give its buffer back (sdp_tx_buf_ready()).
  *
  * Return: the buffer, moved to the tail of ->tx_queue; NULL if none is
- * free; ERR_PTR(-ENOMEM) if none could be given memory.
+ * the budget is spent; ERR_PTR(-ENOMEM) if none could be given
+ * memory.
  */
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 {
@@ -213,9 +297,14 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 	struct sdp_buf *buf;
 	gfp_t gfp;
 
-	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
-	if (!buf)
+	if (!sdp_tx_buf_avail(ssk))
 		return NULL;
+	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
+	if (!buf) {
+		buf = sdp_tx_buf_new(ssk);
+		if (!buf)
+			return ERR_PTR(-ENOMEM);
+	}
 	if (buf->size >= conn->tx_msg_max ||
 	    !sdp_buf_alloc(ssk, buf, conn->tx_msg_max, DMA_TO_DEVICE,
 			   conn->tx_msg_max > conn->tx_msg_min) ||
@@ -253,13 +342,66 @@ bool sdp_tx_buf_ready(struct sdp_sock *ssk)
 	return (buf && buf->data) || sdp_tx_empty(conn);
 }
 
-/* Free the memory of every free send buffer: the connection is idle. */
+/* Free a send buffer of @conn's ->tx_free or ->tx_queue, memory and all. */
+static void sdp_tx_buf_free(struct sdp_sock *ssk, struct sdp_conn *conn,
+			    struct sdp_buf *buf, enum dma_data_direction dir)
+{
+	list_del(&buf->list);
+	sdp_buf_release(ssk, buf, dir);
+	kfree(buf);
+	WRITE_ONCE(conn->tx_bufs, conn->tx_bufs - 1);
+}
+
+/* Free every free send buffer: the connection is idle. */
 static void sdp_tx_trim(struct sdp_sock *ssk)
 {
-	struct sdp_buf *buf;
+	struct sdp_buf *buf, *tmp;
 
-	list_for_each_entry(buf, &ssk->conn->tx_free, list)
-		sdp_buf_release(ssk, buf, DMA_TO_DEVICE);
+	list_for_each_entry_safe(buf, tmp, &ssk->conn->tx_free, list)
+		sdp_tx_buf_free(ssk, ssk->conn, buf, DMA_TO_DEVICE);
+	WRITE_ONCE(ssk->tx_nfree, 0);
+}
+
+/**
+ * sdp_tx_bufs_unmap - unmap every send buffer of a drained connection
+ * @ssk: the socket, locked; its QP drained, so that every send buffer is
+ *	 on ->tx_free or ->tx_queue
+ *
+ * Their memory stays until sdp_tx_bufs_free(), with the connection.
+ */
+void sdp_tx_bufs_unmap(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct ib_device *dev = conn->sdev->ibdev;
+	struct list_head *lists[] = { &conn->tx_free, &conn->tx_queue };
+	struct sdp_buf *buf;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		list_for_each_entry(buf, lists[i], list) {
+			if (!buf->dma)
+				continue;
+			ib_dma_unmap_single(dev, buf->dma, buf->size,
+					    DMA_TO_DEVICE);
+			buf->dma = 0;
+		}
+}
+
+/**
+ * sdp_tx_bufs_free - free every send buffer of a connection
+ * @ssk: the socket (locked, or being destroyed)
+ * @conn: the connection, torn down (nothing mapped or posted) or never
+ *	  set up; not always ssk->conn: one being freed may be replaced
+ */
+void sdp_tx_bufs_free(struct sdp_sock *ssk, struct sdp_conn *conn)
+{
+	struct sdp_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, &conn->tx_free, list)
+		sdp_tx_buf_free(ssk, conn, buf, DMA_NONE);
+	list_for_each_entry_safe(buf, tmp, &conn->tx_queue, list)
+		sdp_tx_buf_free(ssk, conn, buf, DMA_NONE);
+	WARN_ON_ONCE(conn->tx_bufs);
 }
 
 /* The largest receive buffer this socket may post. */
@@ -507,6 +649,12 @@ static bool sdp_tx_idle(const struct sdp_sock *ssk)
 	       time_after_eq(jiffies, conn->st.last_data_sent + SDP_MEM_IDLE);
 }
 
+/* Run mem_work now: there is data to spill (sdp_window.c). */
+void sdp_mem_kick(struct sdp_sock *ssk)
+{
+	sdp_mem_arm(ssk, 0);
+}
+
 static void sdp_mem_work(struct work_struct *work)
 {
 	struct sdp_sock *ssk = container_of(to_delayed_work(work),
@@ -514,6 +662,7 @@ static void sdp_mem_work(struct work_struct *work)
 	struct sock *sk = &ssk->sk;
 
 	if (sdp_timer_claim(ssk, SDP_F_MEM_TIMER) && sdp_conn_usable(ssk)) {
+		sdp_rx_spill(ssk);	/* its buffers reposted below if resized */
 		sdp_rx_resize_run(ssk);
 		if (sdp_tx_idle(ssk)) {
 			sdp_tx_trim(ssk);

@@ -107,6 +107,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_LOCAL_SINK_BYTES]	= "LocalSinkBytes",
 	[SDP_MIB_CONN_PORT_RETRIES]	= "ConnPortRetries",
 	[SDP_MIB_LISTEN_PORT_RETRIES]	= "ListenPortRetries",
+	[SDP_MIB_RX_SPILL_BYTES]	= "RxSpillBytes",
 };
 
 /* Counter @i of @net, summed over the CPUs. */

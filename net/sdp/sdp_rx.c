@@ -185,7 +185,7 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
  */
 static u32 sdp_buf_payload(const struct sdp_buf *buf)
 {
-	if (buf->kind == SDP_BUF_BOUNCE || buf->kind == SDP_BUF_LOCAL)
+	if (buf->kind != SDP_BUF_RX)	/* bounce, spill, local */
 		return buf->len;
 	if (buf->mid == SDP_MID_SRC_AVAIL)
 		return buf->zc_len;
@@ -194,8 +194,7 @@ static u32 sdp_buf_payload(const struct sdp_buf *buf)
 
 static void *sdp_buf_bytes(const struct sdp_buf *buf)
 {
-	return buf->kind == SDP_BUF_BOUNCE || buf->kind == SDP_BUF_LOCAL ?
-	       buf->data :
+	return buf->kind != SDP_BUF_RX ? buf->data :
 	       buf->data + sizeof(struct sdp_bsdh);
 }
 
@@ -209,9 +208,12 @@ void sdp_rx_purge(struct sdp_sock *ssk)
 		list_del_init(&buf->list);
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
+		else if (buf->kind == SDP_BUF_SPILL)
+			sdp_rx_spill_free(ssk, conn, buf);
 		else if (buf->kind == SDP_BUF_LOCAL)
 			sdp_local_rx_done(ssk, buf);
 	}
+	conn->rx_held = 0;
 	conn->zc_bounce = 0;
 	conn->zc_rx_count = 0;
 	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
@@ -224,12 +226,18 @@ void sdp_rx_purge(struct sdp_sock *ssk)
  */
 void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	if (buf->kind == SDP_BUF_BOUNCE) {
+	switch (buf->kind) {
+	case SDP_BUF_BOUNCE:
 		ssk->conn->zc_bounce -= buf->len;
 		sdp_bounce_free(buf);
 		sdp_zc_rx_done(ssk);
 		return;
+	case SDP_BUF_SPILL:
+		sdp_rx_spill_done(ssk, buf);
+		sdp_zc_rx_done(ssk);	/* room for read-ahead too */
+		return;
 	}
+	ssk->conn->rx_held--;
 	sdp_rx_repost(ssk, buf);
 }
 
@@ -329,6 +337,8 @@ void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 	if (flags & SDP_OOB_PRES)
 		WRITE_ONCE(ssk->urg_data, TCP_URG_VALID |
 			   ((u8 *)buf->data)[buf->len - 1]);
+	if (buf->kind == SDP_BUF_RX)
+		sdp_rx_held_add(ssk);	/* the peer's credit, held */
 	sk->sk_data_ready(sk);
 }
 

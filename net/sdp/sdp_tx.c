@@ -41,13 +41,13 @@ bool sdp_writable(const struct sdp_sock *ssk)
 
 	if (!test_bit(SDP_F_CONN, &ssk->flags))
 		return true;
-	return READ_ONCE(ssk->tx_nfree) > 0 &&
+	return sdp_tx_buf_avail(ssk) &&
 	       (!lowat || READ_ONCE(ssk->tx_queued) < lowat);
 }
 
-/* sk_write_space: wake writers that ran out of send buffers once a
- * quarter of the ring is free again (as TCP waits for a third of its
- * send buffer), so that a streaming writer is not woken per message.
+/* sk_write_space: wake writers that ran out of send room once there is
+ * enough again (sdp_tx_wake_due()), so that a streaming writer is not
+ * woken per message.
  */
 void sdp_write_space(struct sock *sk)
 {
@@ -58,7 +58,7 @@ void sdp_write_space(struct sock *sk)
 		return;
 	if (test_bit(SDP_F_CONN, &ssk->flags) &&
 	    READ_ONCE(ssk->tp) == &sdp_rdma_transport &&
-	    READ_ONCE(ssk->tx_nfree) < max_t(u32, 1, ssk->conn->tx_size / 4) &&
+	    !sdp_tx_wake_due(ssk) &&
 	    !test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags))
 		return;
 	clear_bit(SOCK_NOSPACE, &sock->flags);
@@ -283,6 +283,9 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 			SDP_INC_STATS(net, SDP_MIB_NAGLE_HOLDS);
 			break;
 		}
+		/* what the send queue was sized for (sdp_qp_caps()) */
+		if (conn->tx_inflight >= conn->tx_size)
+			break;
 		if (sdp_tx_credits(ssk) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			conn->st.credit_stalls++;
@@ -498,7 +501,7 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo,
-		      !list_empty(&ssk->conn->tx_free) || sk->sk_err ||
+		      sdp_tx_buf_avail(ssk) || sk->sk_err ||
 		      !sdp_conn_usable(ssk) ||
 		      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);

@@ -11,7 +11,7 @@
  *
  * A connection owns one RC QP, a share of a CQ from the device's CQ pool
  * for both its queues (polled in softirq context), a ring of receive
- * buffers, a ring of send buffers (given memory on demand, sdp_mem.c) and
+ * buffers, send buffers allocated as sends need them (sdp_mem.c) and
  * a few header-only control buffers, DMA-mapped while they have memory.
  * Every buffer is a struct sdp_buf with its own ib_cqe, so a completion
  * leads straight to its buffer.
@@ -180,9 +180,8 @@ static void sdp_bufs_free(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 
 	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk));
-	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
-	INIT_LIST_HEAD(&conn->tx_free);
 	INIT_LIST_HEAD(&conn->ctrl_free);
 	WRITE_ONCE(ssk->tx_nfree, 0);
 }
@@ -216,6 +215,8 @@ static void sdp_conn_free(struct kref *ref)
 	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
+		else if (buf->kind == SDP_BUF_SPILL)
+			sdp_rx_spill_free(ssk, conn, buf);
 		else if (buf->kind == SDP_BUF_LOCAL)
 			sdp_local_buf_free(ssk, buf);
 	}
@@ -224,7 +225,7 @@ static void sdp_conn_free(struct kref *ref)
 	if (conn->link)
 		sdp_local_link_put(conn->link);
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
-	sdp_ring_free(ssk, &conn->tx_ring, conn->tx_size);
+	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
 	kvfree(conn->zc);
 	kfree(conn);
@@ -312,7 +313,7 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
 
 	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
 		       DMA_FROM_DEVICE);
-	sdp_ring_unmap(dev, conn->tx_ring, conn->tx_size, DMA_TO_DEVICE);
+	sdp_tx_bufs_unmap(ssk);
 	sdp_ring_unmap(dev, conn->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
 }
 
@@ -412,9 +413,6 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk),
 			     conn->rcv_size, SDP_BUF_RX);
 	if (!err)
-		err = sdp_ring_alloc(ssk, &conn->tx_ring, conn->tx_size, 0,
-				     SDP_BUF_TX);
-	if (!err)
 		err = sdp_ring_alloc(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS,
 				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
 	if (!err)
@@ -427,9 +425,7 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	if (err)
 		return err;
 
-	for (i = 0; i < conn->tx_size; i++)
-		list_add_tail(&conn->tx_ring[i].list, &conn->tx_free);
-	WRITE_ONCE(ssk->tx_nfree, conn->tx_size);
+	/* send buffers come as sends need them (sdp_tx_buf_take()) */
 	for (i = 0; i < SDP_CTRL_BUFS; i++)
 		list_add_tail(&conn->ctrl_ring[i].list, &conn->ctrl_free);
 	return 0;

@@ -10,7 +10,7 @@
  * connection therefore measures both ways per size class (powers of two,
  * from 16 KiB to 4 MiB and more): a run is a series of consecutive sends
  * of one class that went one way; its first sends (until they have moved
- * as much as the send ring holds) only fill or drain the pipeline the
+ * as much as the send side holds) only fill or drain the pipeline the
  * other way left and are not counted; the next sends, SDP_ZCA_WINDOW
  * bytes of them but at least one and at most SDP_ZCA_WINDOW_MAX sends,
  * give a sample: the bytes moved per millisecond from the end of the last
@@ -61,12 +61,12 @@ static unsigned int sdp_zca_class(size_t size)
 	       SDP_ZCA_MIN_SHIFT;
 }
 
-/* Bytes that only fill or drain the pipeline: what the send ring holds. */
+/* Bytes that only fill or drain the pipeline: what the send side holds
+ * (sdp_window.c).
+ */
 static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk)
 {
-	const struct sdp_conn *conn = ssk->conn;
-
-	return conn->tx_size * conn->tx_msg_max;
+	return sdp_snd_budget(ssk);
 }
 
 /**

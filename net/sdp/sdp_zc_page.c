@@ -99,17 +99,12 @@ static bool sdp_zc_page_want(struct sdp_sock *ssk, int flags)
 	return zc && !sdp_zc_mrs(ssk, zc);
 }
 
-/* Room for a run: a SrcAvail's, and the send buffer not yet full: what
- * SO_SNDBUF set, else what TCP's send buffer may grow to (tcp_wmem[2]).
+/* Room for a run: a SrcAvail's, and the send budget not yet spent
+ * (sdp_snd_budget(): SO_SNDBUF, else what TCP's send buffer may grow to).
  */
 static bool sdp_zc_page_room(struct sdp_sock *ssk)
 {
-	struct sock *sk = &ssk->sk;
-	int limit = sk->sk_userlocks & SOCK_SNDBUF_LOCK ?
-		    READ_ONCE(sk->sk_sndbuf) :
-		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]);
-
-	return ssk->zc_src_bytes < limit && sdp_zc_src_room(ssk);
+	return ssk->zc_src_bytes < sdp_snd_budget(ssk) && sdp_zc_src_room(ssk);
 }
 
 /* Start a run: take its registration and its SrcAvail's send buffer.

@@ -7,11 +7,11 @@
  * bytes of user buffer RDMA-READs straight into its pinned pages
  * (rdma_rw, SDP_ZC_CHUNK per READ op); otherwise, and when no reader
  * comes within a jiffy, bytes are read into kernel bounce buffers queued
- * in front of the entry (read-ahead, up to what TCP would buffer:
- * SO_RCVBUF if set, else tcp_rmem's maximum, whatever the peer sends;
- * charged to the owner's memory cgroup).  So a source never waits on the
- * sink application, as a TCP sender does not, and two sides sending at
- * once cannot deadlock.  A SrcAvailCancel starts the read-ahead at once,
+ * in front of the entry (read-ahead, up to what TCP would buffer, the
+ * receive budget of sdp_window.c shared with the ring and the spill of
+ * unread Data, whatever the peer sends; charged to the owner's memory
+ * cgroup).  So a source does not wait on the sink application while TCP
+ * would buffer, and two sides sending at once cannot deadlock.  A SrcAvailCancel starts the read-ahead at once,
  * within the same bound.  When a SrcAvail has been read whole, its
  * receive buffer is posted again and RdmaRdCompl goes back.
  *
@@ -26,8 +26,6 @@
 
 #include "sdp.h"
 #include "sdp_zcopy.h"
-
-static u32 sdp_zc_budget(struct sdp_sock *ssk);
 
 /* Sink: a SrcAvail checked by sdp_rx_check(); queue its bytes. */
 int sdp_zc_rx_srcavail(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -243,7 +241,7 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 		return got;
 	}
 	/* a peek reads on ahead of what it copies: within the bound */
-	if (conn->zc_bounce >= sdp_zc_budget(ssk))
+	if (!sdp_rx_ahead_room(ssk))
 		return -EAGAIN;
 	got = sdp_zc_fetch(ssk, adv, NULL, min_t(u32, adv->zc_len, SDP_ZC_CHUNK));
 	return got < 0 ? got : 0;
@@ -279,19 +277,6 @@ static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 	return NULL;
 }
 
-/* How much may wait read ahead: what TCP would buffer for a reader that
- * does not read, its SO_RCVBUF if set, else tcp_rmem's maximum.  Nothing
- * the peer sends lifts it (a SrcAvailCancel only hurries the read-ahead).
- */
-static u32 sdp_zc_budget(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-	u32 max = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
-		  READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
-
-	return max_t(u32, max, SDP_ZC_CHUNK);
-}
-
 /* zc_work: read ahead what no reader came for. */
 void sdp_zc_work(struct work_struct *work)
 {
@@ -307,7 +292,7 @@ void sdp_zc_work(struct work_struct *work)
 		adv = sdp_zc_first_adv(ssk);
 		if (!adv)
 			break;
-		if (ssk->conn->zc_bounce >= sdp_zc_budget(ssk))
+		if (!sdp_rx_ahead_room(ssk))
 			break;
 		if (sdp_zc_fetch(ssk, adv, NULL,
 				 min_t(u32, adv->zc_len, SDP_ZC_CHUNK)) < 0)

@@ -58,7 +58,7 @@ bool sdp_zc_src_room(struct sdp_sock *ssk)
 
 	return zc && sdp_zc_free_reg(zc) &&
 	       ssk->zc_src_count < min_t(u32, zc->nregs, conn->peer_adverts) &&
-	       !list_empty(&conn->tx_free);
+	       sdp_tx_buf_avail(ssk);
 }
 
 /**

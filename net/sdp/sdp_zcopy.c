@@ -505,46 +505,6 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_zc_wake(&ssk->sk);
 }
 
-/* A bounce buffer for up to @want bytes, as large as memory allows,
- * charged to the memory cgroup of the socket's owner: what a peer makes
- * us read ahead is the owner's memory, as TCP charges its receive queue.
- */
-struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want)
-{
-	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
-	u32 size = min_t(u32, roundup_pow_of_two(want), SDP_ZC_CHUNK);
-	struct sdp_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
-
-	/* large sizes only if they come easily; a page at most must */
-	while (b) {
-		b->data = kmalloc(size, size > PAGE_SIZE ?
-				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-				  __GFP_NORETRY : GFP_KERNEL_ACCOUNT);
-		if (b->data || size <= PAGE_SIZE)
-			break;
-		size /= 2;
-	}
-	set_active_memcg(old);
-	if (b && !b->data) {
-		kfree(b);
-		b = NULL;
-	}
-	if (!b)
-		return NULL;
-	b->ssk = ssk;
-	b->kind = SDP_BUF_BOUNCE;
-	b->size = size;
-	b->len = min(want, size);
-	INIT_LIST_HEAD(&b->list);
-	return b;
-}
-
-void sdp_bounce_free(struct sdp_buf *b)
-{
-	kfree(b->data);
-	kfree(b);
-}
-
 /* Post the op's chain; a failure part of the way through leaves it stuck
  * (see the top of this file).
  */
@@ -740,7 +700,11 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 			sdp_zc_reg_finish(ssk, &zc->reg[i], zc->reg[i].sink);
 	zc->nregs = 0;
 	zc->pend = NULL;	/* finished above */
-	zc->pend_buf = NULL;	/* the ring's, freed with it */
+	if (zc->pend_buf) {	/* freed with the others */
+		list_add(&zc->pend_buf->list, &conn->tx_free);
+		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
+		zc->pend_buf = NULL;
+	}
 	INIT_LIST_HEAD(&zc->src);
 	conn->zc_cancel = false;
 	conn->zc_sinkavail = false;

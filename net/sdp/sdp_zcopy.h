@@ -141,7 +141,6 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 			struct sdp_zc_reg *reg, struct iov_iter *iter,
 			struct ubuf_info *uarg, int access);
 int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
-struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want);
 int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey);
 bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *ops);
