@@ -160,7 +160,7 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->peer_bufs = conn->remote_max_bufs;
 	di->rx_bufs = conn->rx_size;
 	di->rx_buf_size = conn->rcv_size;
-	di->tx_bufs = conn->tx_size;
+	di->tx_bufs = conn->tx_bufs;
 	di->tx_msg_max = conn->tx_msg_max;
 	di->credit_stalls = st->credit_stalls;
 	di->rx_queued = sdp_rx_queued(ssk);
@@ -189,6 +189,9 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->local_sink_recv = st->local_sink_recv;
 	di->data_segs_out = st->data_segs_out;
 	di->data_segs_in = st->data_segs_in;
+	di->snd_budget = sdp_snd_budget(ssk);
+	di->rcv_budget = sdp_rcv_budget(ssk);
+	di->rx_spill = conn->rx_spill;
 }
 
 /* The attributes that read the connection, under the socket lock. */

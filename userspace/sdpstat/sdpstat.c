@@ -289,6 +289,8 @@ static void print_info_text(const struct sdp_diag_info *di, const char *dev)
 	printf(" zc thresh %u src %u/%u rx %u bounce %u", di->zc_thresh,
 	       di->zc_src_count, di->zc_src_bytes, di->zc_rx_count,
 	       di->zc_bounce);
+	printf(" budget snd %u rcv %u spill %u", di->snd_budget,
+	       di->rcv_budget, di->rx_spill);
 	if (di->sk_err)
 		printf(" err %s", strerror(di->sk_err));
 	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
@@ -313,6 +315,7 @@ static void print_info_json(const struct sdp_diag_info *di)
 	J64(bytes_received); J64(zc_src_sent); J64(zc_src_read);
 	J64(zc_write_sent); J64(zc_read_recv); J64(zc_sink_recv);
 	J64(local_sink_recv); J32(data_segs_out); J32(data_segs_in);
+	J32(snd_budget); J32(rcv_budget); J32(rx_spill);
 	printf("}");
 }
 

@@ -128,6 +128,16 @@ struct sdp_diag_info {
 	__u64	local_sink_recv;	/* local: copied straight into our buffer */
 	__u32	data_segs_out;		/* data messages */
 	__u32	data_segs_in;
+
+	/* what a writer may hand over before the peer program reads */
+	__u32	snd_budget;		/* bytes it may hold to send */
+	__u32	rcv_budget;		/* unread bytes it may hold beyond its
+					 * receive buffers (spill, read-ahead)
+					 */
+	__u32	rx_spill;		/* unread, copied out of receive buffers
+					 * (with the copies' own size)
+					 */
+	__u32	reserved2;		/* 0 */
 };
 
 #endif /* _UAPI_LINUX_SDP_DIAG_H */
