@@ -157,15 +157,22 @@ peak() { echo $(($(cat $cg/$1/memory.peak) >> 20)); }
 cgrun sdpfree max max
 echo "# unlimited: peak $(peak sdpfree) MiB"
 # the same with buffers that never grow: the programs and the smallest
-# buffers, which a limit must leave room for
+# buffers, which a limit must leave room for: no larger receive buffers,
+# and send and receive budgets (sdp_window.c) no larger than the rings
 rmax=$(cat /sys/module/ib_sdp/parameters/rcvbuf_max_size)
+rmem=$(cat /proc/sys/net/ipv4/tcp_rmem) wmem=$(cat /proc/sys/net/ipv4/tcp_wmem)
 echo 4096 >/sys/module/ib_sdp/parameters/rcvbuf_max_size
+echo "4096 65536 65536" >/proc/sys/net/ipv4/tcp_rmem
+echo "4096 65536 65536" >/proc/sys/net/ipv4/tcp_wmem
 cgrun sdpmin max max
 echo "$rmax" >/sys/module/ib_sdp/parameters/rcvbuf_max_size
+echo "$rmem" >/proc/sys/net/ipv4/tcp_rmem
+echo "$wmem" >/proc/sys/net/ipv4/tcp_wmem
 echo "# without growth: peak $(peak sdpmin) MiB"
-# memory.max a quarter above that: SDP's growth must stop short of it
-# (it leaves an eighth free), so the programs' own pages still fit and
-# the OOM killer never runs
+# memory.max a quarter above that: SDP's growth (larger buffers, send
+# buffers and copies of unread data beyond the rings) must stop short of
+# it (it leaves an eighth free), so the programs' own pages still fit
+# and the OOM killer never runs
 limit=$((($(cat $cg/sdpmin/memory.peak) * 5 / 4 + 4095) / 4096 * 4096))
 check "the grown buffers would not fit under memory.max" \
 	test "$(cat $cg/sdpfree/memory.peak)" -gt "$limit"

@@ -204,19 +204,20 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 /* A bounce buffer for up to @want bytes, as large as memory allows,
  * charged to the memory cgroup of the socket's owner: what a peer makes
  * us read ahead (or spill) is the owner's memory, as TCP charges its
- * receive queue.  Counted in BufferBytes with its own size.
+ * receive queue.  A cgroup at its limit refuses it (NULL: the caller
+ * reads ahead or spills later) rather than OOM-kill for it.  Counted in
+ * BufferBytes with its own size.
  */
 struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
 	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
 	u32 size = min_t(u32, roundup_pow_of_two(want), SDP_ZC_CHUNK);
-	struct sdp_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	struct sdp_buf *b = kzalloc(sizeof(*b), gfp);
 
-	/* large sizes only if they come easily; a page at most must */
+	/* large sizes only if they come easily, down to a page */
 	while (b) {
-		b->data = kmalloc(size, size > PAGE_SIZE ?
-				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-				  __GFP_NORETRY : GFP_KERNEL_ACCOUNT);
+		b->data = kmalloc(size, gfp);
 		if (b->data || size <= PAGE_SIZE)
 			break;
 		size /= 2;
@@ -251,7 +252,8 @@ static bool sdp_tx_empty(const struct sdp_conn *conn)
 }
 
 /* A new send buffer, with no memory yet, on ->tx_free.  Beyond the
- * tx_size every connection may have, only with room for its memory.
+ * tx_size every connection may have, only with room for its memory; a
+ * cgroup at its limit refuses it, but for a first one, which is forced.
  */
 static struct sdp_buf *sdp_tx_buf_new(struct sdp_sock *ssk)
 {
@@ -259,11 +261,16 @@ static struct sdp_buf *sdp_tx_buf_new(struct sdp_sock *ssk)
 	struct mem_cgroup *old;
 	struct sdp_buf *buf;
 
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
+
 	if (conn->tx_bufs >= conn->tx_size &&
 	    !sdp_buf_room(ssk, conn->tx_msg_max))
 		return NULL;
+	/* the first is forced, as its memory is (sdp_tx_buf_take()) */
+	if (sdp_tx_empty(conn))
+		gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_HIGH;
 	old = set_active_memcg(ssk->memcg);
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	buf = kzalloc(sizeof(*buf), gfp);
 	set_active_memcg(old);
 	if (!buf)
 		return NULL;
