@@ -218,6 +218,9 @@ struct sdp_send {
 	bool			zc_used;	/* some went by ZCopy */
 	bool			no_zc;		/* copy the rest */
 	bool			zc_adapt;	/* the way chosen by cost */
+	bool			shallow;	/* ... measuring BCopy: queue no
+						 * more than tx_size messages
+						 */
 };
 
 /**
@@ -753,6 +756,12 @@ void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn);
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
 void sdp_conn_put(struct sdp_conn *conn);
 
+/* Bytes a socket holds to send: queued, and sent but not completed. */
+static inline u32 sdp_tx_held(const struct sdp_sock *ssk)
+{
+	return READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes);
+}
+
 /* sdp_window.c: what a writer may hand over before the peer reads */
 u32 sdp_snd_budget(const struct sdp_sock *ssk);
 u32 sdp_rcv_budget(const struct sdp_sock *ssk);
@@ -838,6 +847,7 @@ void sdp_splice_eof(struct socket *sock);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
 bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);
+bool sdp_zc_adapt_probing(const struct sdp_sock *ssk);
 void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok);
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent);

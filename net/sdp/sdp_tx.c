@@ -486,8 +486,20 @@ static int sdp_wait_connect(struct sock *sk, long *timeo)
 	return 0;
 }
 
-/* Wait for a free send buffer; called with none free. */
-static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
+/* May a send take one more send buffer?  @shallow: no more than tx_size
+ * messages' worth held (sdp_zc_adapt_probing()).
+ */
+static bool sdp_tx_may_take(struct sdp_sock *ssk, bool shallow)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (shallow && sdp_tx_held(ssk) >= conn->tx_size * conn->tx_msg_max)
+		return false;
+	return sdp_tx_buf_avail(ssk);
+}
+
+/* Wait until a send may take a send buffer; called when it may not. */
+static int sdp_wait_tx_buf(struct sock *sk, long *timeo, bool shallow)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sdp_sock *ssk = sdp_sk(sk);
@@ -501,7 +513,7 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo)
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo,
-		      sdp_tx_buf_avail(ssk) || sk->sk_err ||
+		      sdp_tx_may_take(ssk, shallow) || sk->sk_err ||
 		      !sdp_conn_usable(ssk) ||
 		      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -658,6 +670,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	    sdp_zc_want(ssk, msg, flags)) {
 		s->zc_adapt = true;
 		s->no_zc = !sdp_zc_adapt_pick(ssk, size);
+		s->shallow = s->no_zc && sdp_zc_adapt_probing(ssk);
 	}
 
 	while (msg_data_left(msg)) {
@@ -712,7 +725,8 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 			if (msg_data_left(msg) >= 2 * ssk->conn->tx_msg_max ||
 			    ssk->tx_queued >= 2 * ssk->conn->tx_msg_max)
 				sdp_tx_want_grow(ssk);
-			buf = sdp_tx_buf_take(ssk);
+			buf = sdp_tx_may_take(ssk, s->shallow) ?
+			      sdp_tx_buf_take(ssk) : NULL;
 			if (IS_ERR(buf)) {
 				/* degraded, not failed: wait for memory */
 				sdp_tx_flush(ssk);
@@ -723,7 +737,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 			}
 			if (!buf) {
 				sdp_tx_flush(ssk);
-				err = sdp_wait_tx_buf(sk, &s->timeo);
+				err = sdp_wait_tx_buf(sk, &s->timeo, s->shallow);
 				if (err)
 					goto out;
 				continue;

@@ -91,12 +91,6 @@ u32 sdp_rcv_budget(const struct sdp_sock *ssk)
 		     READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]));
 }
 
-/* Bytes the send side holds: queued, and sent but not yet completed. */
-static u32 sdp_tx_held(const struct sdp_sock *ssk)
-{
-	return READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes);
-}
-
 /* Send buffers queued or in flight (not on ->tx_free). */
 static u32 sdp_tx_bufs_used(const struct sdp_conn *conn, u32 nfree)
 {

@@ -9,14 +9,17 @@
  * and the size, so no fixed threshold is right everywhere.  Each
  * connection therefore measures both ways per size class (powers of two,
  * from 16 KiB to 4 MiB and more): a run is a series of consecutive sends
- * of one class that went one way; its first sends (until they have moved
- * as much as the send side holds) only fill or drain the pipeline the
- * other way left and are not counted; the next sends, SDP_ZCA_WINDOW
- * bytes of them but at least one and at most SDP_ZCA_WINDOW_MAX sends,
- * give a sample: the bytes moved per millisecond from the end of the last
- * uncounted send to the end of the last counted one, the application's
- * own time between sends included, as it is for either way.  Samples feed
- * a moving average per class and way.
+ * of one class that went one way; a ZCopy run's first sends only drain
+ * what BCopy left queued and are not counted (sdp_zca_skip_bytes()).
+ * Then SDP_ZCA_WINDOW bytes moved, in at least one and at most
+ * SDP_ZCA_WINDOW_MAX sends (BCopy: U8_MAX), give a sample: the bytes moved per
+ * millisecond from the end of the first send to the end of the last, the
+ * application's own time between sends included, as it is for either
+ * way.  A ZCopy send's bytes have moved when it returns; a BCopy send
+ * returns once its bytes are queued, and the queue may hold the whole
+ * send budget (sdp_window.c), so BCopy counts the bytes whose sends have
+ * completed since (sdp_zca_moved()).  Samples feed a moving average per
+ * class and way.
  *
  * A connection starts from what the device's earlier connections
  * measured last: each figure counts as the samples behind it, up to two
@@ -61,12 +64,25 @@ static unsigned int sdp_zca_class(size_t size)
 	       SDP_ZCA_MIN_SHIFT;
 }
 
-/* Bytes that only fill or drain the pipeline: what the send side holds
- * (sdp_window.c).
+/* Bytes that only drain the pipeline the other way left: a ZCopy run
+ * starts behind what BCopy still holds to send.  A BCopy run needs none:
+ * it is measured by what the peer took (sdp_zca_moved()).
  */
-static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk)
+static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk, bool zc)
 {
-	return sdp_snd_budget(ssk);
+	return zc ? ssk->tx_queued + ssk->tx_inflight_bytes : 0;
+}
+
+/* Bytes a run moved since it started counting: a ZCopy send's are read
+ * by the peer when it returns; a BCopy send returns as soon as its bytes
+ * are queued, and the send queue may hold the send budget's worth
+ * (sdp_window.c), so BCopy counts the bytes whose sends completed.
+ */
+static u64 sdp_zca_moved(const struct sdp_sock *ssk,
+			 const struct sdp_zc_adapt *a)
+{
+	return a->run_zc ? a->run_bytes :
+	       ssk->conn->st.bytes_acked - a->run_acked;
 }
 
 /**
@@ -158,6 +174,8 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_PROBES);
 	}
 	cont = a->run_on && a->run_cls == cls && a->run_zc == way;
+	/* BCopy not known to be the faster: a try, or a probe */
+	a->run_probe = !way && (!a->rate[0][cls] || sdp_zca_best(a, cls));
 	if (!a->run_on || a->run_zc != way)	/* a switch */
 		trace_sdp_zcopy(&ssk->sk, way ? "adapt-zcopy" : "adapt-bcopy",
 				size);
@@ -166,21 +184,24 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 	a->run_zc = way;
 	a->run_sends = 0;
 	a->run_bytes = 0;
-	a->run_window = clamp_t(size_t, SDP_ZCA_WINDOW / size, 1,
-				SDP_ZCA_WINDOW_MAX);
+	/* BCopy's window ends by what was moved (sdp_zc_adapt_done()):
+	 * completions come in bursts, a few sends would not smooth them
+	 */
+	a->run_window = way ? clamp_t(size_t, SDP_ZCA_WINDOW / size, 1,
+				      SDP_ZCA_WINDOW_MAX) : U8_MAX;
 	/* the same way again: the pipeline is warm, count from now on */
-	a->run_skip = cont ? 0 : sdp_zca_skip_bytes(ssk);
+	a->run_skip = cont ? 0 : sdp_zca_skip_bytes(ssk, way);
 	if (!cont)
 		a->run_start = 0;
 	return way;
 }
 
 static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
-			   u64 ns)
+			   u64 bytes, u64 ns)
 {
 	struct sdp_device *sdev = ssk->conn->sdev;
 	u32 *r = &a->rate[a->run_zc][a->run_cls];
-	u64 s = div64_u64(a->run_bytes * NSEC_PER_MSEC, max_t(u64, ns, 1));
+	u64 s = div64_u64(bytes * NSEC_PER_MSEC, max_t(u64, ns, 1));
 
 	s = clamp_t(u64, s, 1, U32_MAX);
 	/* half the weight to the new sample: probes are rare */
@@ -201,6 +222,23 @@ static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
 }
 
 /**
+ * sdp_zc_adapt_probing - does the send just chosen measure BCopy only?
+ * @ssk: the socket, locked, after sdp_zc_adapt_pick() chose BCopy
+ *
+ * A BCopy run not yet known to be the faster way queues no more than the
+ * send ring held before the send budget (tx_size messages, sdp_tx.c): a
+ * deeper queue would only be more bytes sent the slower way before the
+ * switch back, and such a send then waits as a ZCopy one would.
+ */
+bool sdp_zc_adapt_probing(const struct sdp_sock *ssk)
+{
+	const struct sdp_zc *zc = ssk->conn->zc;
+
+	return zc && zc->adapt.run_on && !zc->adapt.run_zc &&
+	       zc->adapt.run_probe;
+}
+
+/**
  * sdp_zc_adapt_done - a send sdp_zc_adapt_pick() chose for has ended
  * @ssk: the socket, locked
  * @size: its bytes
@@ -212,7 +250,7 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 	struct sdp_zc *zc_state = ssk->conn->zc;
 	struct sdp_zc_adapt *a;
 	bool stale;
-	u64 now;
+	u64 now, moved;
 
 	if (!zc_state)
 		return;
@@ -237,11 +275,16 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 		a->run_sends = 0;
 		a->run_bytes = 0;
 		a->run_start = now;
+		a->run_acked = ssk->conn->st.bytes_acked;
 		return;
 	}
 	a->run_bytes += size;
-	if (++a->run_sends == a->run_window) {
-		sdp_zca_sample(ssk, a, now - a->run_start);
+	moved = sdp_zca_moved(ssk, a);
+	if (++a->run_sends == a->run_window ||
+	    (!zc && moved >= SDP_ZCA_WINDOW)) {
+		sdp_zca_sample(ssk, a, moved, now - a->run_start);
+		a->run_sends = a->run_window;	/* the run is over */
 		a->run_start = now;
+		a->run_acked = ssk->conn->st.bytes_acked;
 	}
 }

@@ -72,6 +72,7 @@ struct sdp_zc_adapt {
 	u64	run_start;	/* ns: end of the send the sample counts from */
 	u64	run_last;	/* ns: end of the run's last send */
 	u64	run_bytes;	/* counted so far */
+	u64	run_acked;	/* BCopy: bytes_acked when it started counting */
 	u32	run_skip;	/* bytes still to send before counting */
 	u8	run_sends;	/* counted so far */
 	u8	run_window;	/* sends to count */
@@ -80,6 +81,7 @@ struct sdp_zc_adapt {
 	bool	seeded;	/* from the device's figures */
 	bool	run_on;		/* a run is under way */
 	bool	run_zc;		/* its way */
+	bool	run_probe;	/* BCopy not known to be the faster */
 };
 
 struct sdp_zc {
