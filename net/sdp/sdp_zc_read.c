@@ -11,8 +11,9 @@
  * receive budget of sdp_window.c shared with the ring and the spill of
  * unread Data, whatever the peer sends; charged to the owner's memory
  * cgroup).  So a source does not wait on the sink application while TCP
- * would buffer, and two sides sending at once cannot deadlock.  A SrcAvailCancel starts the read-ahead at once,
- * within the same bound.  When a SrcAvail has been read whole, its
+ * would buffer, and two sides sending at once cannot deadlock.  A
+ * SrcAvailCancel starts the read-ahead at once, within the same bound.
+ * When a SrcAvail has been read whole, its
  * receive buffer is posted again and RdmaRdCompl goes back.
  *
  * Everything runs under the socket lock; the READ waits drop it.
