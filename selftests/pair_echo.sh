@@ -8,13 +8,16 @@
 # stalls (chunk k is k x 16 KiB), SDP echoes at least as many chunks.
 # Argument: "a" (the server, on SDP_IP) or "b" (the clients, to
 # SDP_PEER_IP).  SDP_RDMA=siw runs it over Soft-iWARP (make check-full).
+# With SDP_QUICK=1 (make check) 2 connections, not 4.
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
 rxe-up >/dev/null || exit 1
 MB=$((1 << 20))
 SMALL=(-b 16384)
-RAMP=(-r 16384 -s 8)
+RAMP=(-r 16384 -s 6)
+NCONN=4
+[ "${SDP_QUICK:-0}" = 1 ] && NCONN=2
 
 # serve PORT NCONN [OPTION...]: the server's side of one run
 serve() {
@@ -41,12 +44,12 @@ chunks() {
 phase() {
 	local label=$1 port=$2 got
 	if [ "$role" = a ]; then
-		serve "$port" 4
+		serve "$port" "$NCONN"
 		serve $((port + 1)) 1 "${SMALL[@]}"
 		return
 	fi
-	run "$port" 4 $((32 * MB)) $((4 * MB))
-	check_eq "$label: 4 x 32 MiB each way, chunks up to 4 MiB ($out)" 0 "$?"
+	run "$port" "$NCONN" $((32 * MB)) $((4 * MB))
+	check_eq "$label: $NCONN x 32 MiB each way, chunks up to 4 MiB ($out)" 0 "$?"
 	run $((port + 1)) 1 $((16 * MB)) 1 "${SMALL[@]}" "${RAMP[@]}"
 	got=$(chunks "$out")
 	if [ "$fam" = tcp ]; then
