@@ -332,6 +332,9 @@ struct sdp_conn {
 						 * their own size included
 						 */
 	bool			rx_spill_kick;	/* mem_work asked to spill */
+	u32			rx_spill_seq;	/* copied_seq then: a reader
+						 * that reads since is not away
+						 */
 	u32			rx_mseq;	/* mseq of the last message received */
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
@@ -791,7 +794,7 @@ static inline u32 sdp_bounce_truesize(const struct sdp_buf *b)
 }
 
 void sdp_bounce_free(struct sdp_buf *b);
-void sdp_mem_kick(struct sdp_sock *ssk);
+void sdp_mem_kick(struct sdp_sock *ssk, unsigned long delay);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
 void sdp_tx_bufs_unmap(struct sdp_sock *ssk);
 void sdp_tx_bufs_free(struct sdp_sock *ssk, struct sdp_conn *conn);

@@ -656,10 +656,13 @@ static bool sdp_tx_idle(const struct sdp_sock *ssk)
 	       time_after_eq(jiffies, conn->st.last_data_sent + SDP_MEM_IDLE);
 }
 
-/* Run mem_work now: there is data to spill (sdp_window.c). */
-void sdp_mem_kick(struct sdp_sock *ssk)
+/* Run mem_work after @delay at the latest, even if it is armed for
+ * later: there may be data to spill (sdp_window.c).
+ */
+void sdp_mem_kick(struct sdp_sock *ssk, unsigned long delay)
 {
-	sdp_mem_arm(ssk, 0);
+	if (sdp_conn_usable(ssk))
+		sdp_timer_reset(ssk, SDP_F_MEM_TIMER, &ssk->mem_work, delay);
 }
 
 static void sdp_mem_work(struct work_struct *work)

@@ -17,15 +17,15 @@
  *    messages are in flight, what the send queue was sized for; the rest
  *    wait on ->tx_queue for credits, as TCP's queue waits for the window.
  *  - Receive side: once three quarters of the ring hold Data the program
- *    has not read (->rx_held), mem_work copies the unread messages out
- *    into kernel memory (SDP_BUF_SPILL buffers, queued in their place;
+ *    has not read (->rx_held), and it has read nothing for a jiffy (it
+ *    is away, not just slower than the data), mem_work copies the unread
+ *    messages out into kernel memory (SDP_BUF_SPILL buffers, queued in their place;
  *    small messages share one) and posts their receive buffers again: the
  *    peer gets its credits back while the program is away.  The ring,
  *    what is spilled and what ZCopy read ahead (sdp_zc_read.c) stay
  *    within the receive budget, sdp_rcv_budget(), as TCP's receive queue
  *    stays within its buffer; the copies count with their own size.  A
- *    program that reads as fast as the data comes never has its data
- *    copied twice.
+ *    program that keeps reading never has its data copied twice.
  *  - ZCopy: the peer's SrcAvails are read ahead within the same receive
  *    budget (sdp_rx_ahead_room()).  A source cannot take back the pages
  *    it advertised, and its blocking send returns only once they are
@@ -186,6 +186,19 @@ static bool sdp_rx_spill_due(const struct sdp_sock *ssk)
 	       sdp_rx_room(ssk) > 0;
 }
 
+/* Look again in a jiffy: if the program has not read meanwhile, it is
+ * away (as ZCopy's read-ahead waits a jiffy for a reader).  A program
+ * that reads, if more slowly than the data comes, is not worth the copy.
+ */
+static void sdp_rx_spill_later(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	conn->rx_spill_kick = true;
+	conn->rx_spill_seq = ssk->copied_seq;
+	sdp_mem_kick(ssk, 1);
+}
+
 /**
  * sdp_rx_held_add - a receive buffer with Data joined the receive queue
  * @ssk: the socket, locked (any context)
@@ -195,10 +208,8 @@ void sdp_rx_held_add(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 
 	conn->rx_held++;
-	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk)) {
-		conn->rx_spill_kick = true;
-		sdp_mem_kick(ssk);
-	}
+	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk))
+		sdp_rx_spill_later(ssk);
 }
 
 /* The spill buffer before @buf in the receive queue, if its bytes end
@@ -289,6 +300,10 @@ void sdp_rx_spill(struct sdp_sock *ssk)
 	conn->rx_spill_kick = false;
 	if (!sdp_rx_spill_due(ssk))
 		return;
+	if (ssk->copied_seq != conn->rx_spill_seq) {
+		sdp_rx_spill_later(ssk);	/* it reads: not away */
+		return;
+	}
 	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
 		/* Data in a receive buffer; not a SrcAvail (sdp_zc_read.c) */
 		if (buf->kind != SDP_BUF_RX || buf->mid == SDP_MID_SRC_AVAIL)
@@ -327,9 +342,7 @@ void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 	struct sdp_conn *conn = ssk->conn;
 
 	sdp_rx_spill_free(ssk, conn, buf);
-	/* room again: for more of the ring */
-	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk)) {
-		conn->rx_spill_kick = true;
-		sdp_mem_kick(ssk);
-	}
+	/* room again: for more of the ring, if the reader goes away */
+	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk))
+		sdp_rx_spill_later(ssk);
 }
