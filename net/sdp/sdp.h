@@ -429,6 +429,10 @@ struct sdp_sock {
 	bool			zc_thresh_set;	/* ... set: no adapting */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
 	u8			port_tries;	/* sdp_connect_repick() */
+	u32			connect_gen;	/* local connect()s made: a
+						 * listener's answer to an
+						 * earlier one is stale
+						 */
 	bool			nodelay;	/* TCP_NODELAY */
 	bool			cork;		/* TCP_CORK */
 	bool			more;		/* MSG_MORE on the last send */
@@ -666,6 +670,7 @@ struct sdp_pending_req {
 	struct list_head	node;		/* the listener's pending_reqs */
 	struct rdma_cm_id	*id;
 	struct sdp_sock		*client;
+	u32			client_gen;	/* its connect_gen then */
 	struct sdp_hello	hello;		/* checked */
 	u8			initiator_depth;
 	u8			responder_resources;
@@ -709,9 +714,12 @@ int sdp_child_failed(struct sock *child, bool in_handler);
 bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);
 int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
 int sdp_local_pair(struct sdp_sock *client, struct sock *child);
-void sdp_local_refuse(struct sdp_sock *client);
-void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client);
-void sdp_local_listen(struct sdp_sock *ssk);
+void sdp_local_refuse(struct sdp_sock *client, u32 gen);
+void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client,
+			      u32 gen);
+int sdp_local_listen(struct sdp_sock *ssk);
+int sdp_local_bind_check(struct sdp_sock *ssk,
+			 const struct sockaddr_storage *addr);
 void sdp_local_unlisten(struct sdp_sock *ssk);
 void sdp_local_link_put(struct sdp_local_link *link);
 struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk);

@@ -469,6 +469,14 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 	struct sockaddr_storage any = { .ss_family = addr->ss_family };
 	int err;
 
+	/* a listener's port, which rdma_cm does not know of if only local
+	 * connections come to it (sdp_local_bind_check())
+	 */
+	if (((struct sockaddr_in *)addr)->sin_port) {
+		err = sdp_local_bind_check(ssk, addr);
+		if (err)
+			return err;
+	}
 	if (ssk->sk.sk_reuse)
 		rdma_set_reuseaddr(id, 1);
 	/* which ports it shares with the other family, as inet6_bind() */

@@ -384,7 +384,8 @@ static void sdp_accept_work(struct work_struct *work)
 		release_sock(sk);
 
 		if (req->client) {
-			sdp_local_answer_pending(sk, req->client);
+			sdp_local_answer_pending(sk, req->client,
+						 req->client_gen);
 			sdp_pending_free(sk, req);
 			continue;
 		}
@@ -611,10 +612,17 @@ int sdp_listen(struct socket *sock, int backlog)
 	}
 	__set_bit(SDP_F_ID_USED, &ssk->flags);
 	__set_bit(SDP_F_BOUND, &ssk->flags);
-	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	sdp_addr_snapshot(ssk);
+	/* only one listener per port and address, as rdma_listen() has
+	 * it: refused there only where local connections alone come
+	 */
+	err = sdp_local_listen(ssk);
+	if (err) {
+		ssk->last_bind_err = -err;
+		goto out;
+	}
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	sdp_set_state(sk, TCP_LISTEN);
-	sdp_local_listen(ssk);
 out:
 	release_sock(sk);
 destroy_tried:
@@ -654,7 +662,7 @@ void sdp_listen_stop(struct sock *sk)
 	/* requests still waiting are refused, as TCP resets their SYNs */
 	list_for_each_entry_safe(req, rtmp, &pending, node) {
 		if (req->client) {
-			sdp_local_refuse(req->client);
+			sdp_local_refuse(req->client, req->client_gen);
 		} else {
 			rdma_reject(req->id, NULL, 0,
 				    IB_CM_REJ_CONSUMER_DEFINED);

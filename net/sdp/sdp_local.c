@@ -120,6 +120,25 @@ static int sdp_local_match(struct sdp_sock *ls, struct net *net,
 	}
 }
 
+/* Does the address @la (a listener's-to-be, @v6only) cover listener
+ * @ls's address, in @net?
+ */
+static bool sdp_local_covers(const struct sockaddr_storage *la, bool v6only,
+			     struct net *net, struct sdp_sock *ls)
+{
+	const struct sockaddr_storage *dst = &ls->local;
+
+	if (!net_eq(sock_net(&ls->sk), net) ||
+	    sdp_addr_port(la) != sdp_addr_port(dst))
+		return false;
+	if (la->ss_family == AF_INET)
+		return dst->ss_family == AF_INET &&
+		       ((const struct sockaddr_in *)la)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)la)->sin6_addr) &&
+	       (dst->ss_family == AF_INET6 || !v6only);
+}
+
 /* The listener @dst reaches, held; or NULL. */
 static struct sock *sdp_local_lookup(struct net *net,
 				     const struct sockaddr_storage *dst)
@@ -142,24 +161,83 @@ static struct sock *sdp_local_lookup(struct net *net,
 	return best ? &best->sk : NULL;
 }
 
+/* Under sdp_local_lock: a listener other than @self whose address and
+ * port overlap @addr's in @net (one covers the other), as TCP's bind
+ * conflict sees them.
+ */
+static bool sdp_local_taken(struct net *net, struct sdp_sock *self,
+			    const struct sockaddr_storage *addr, bool v6only)
+{
+	struct sdp_sock *ls;
+
+	lockdep_assert_held(&sdp_local_lock);
+	hash_for_each_possible(sdp_local_table, ls, local_node,
+			       (__force u16)sdp_addr_port(addr)) {
+		if (ls == self)
+			continue;
+		if (sdp_local_match(ls, net, addr) ||
+		    sdp_local_covers(addr, v6only, net, ls))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * sdp_local_bind_check - may a socket bind where only local connections
+ *	come?
+ * @ssk: the socket, locked
+ * @addr: the address and port
+ *
+ * rdma_cm holds such a socket's port as a wildcard bind that never
+ * listens, so with SO_REUSEADDR on both it would let a second socket of
+ * any user bind the port of a local listener, and listen there too.  As
+ * TCP: a port a listener holds on an overlapping address is in use,
+ * whatever SO_REUSEADDR says (SO_REUSEPORT does not apply to SDP).
+ *
+ * Return: 0 or -EADDRINUSE.
+ */
+int sdp_local_bind_check(struct sdp_sock *ssk,
+			 const struct sockaddr_storage *addr)
+{
+	bool taken;
+
+	spin_lock(&sdp_local_lock);
+	taken = sdp_local_taken(sock_net(&ssk->sk), ssk, addr, ssk->v6only);
+	spin_unlock(&sdp_local_lock);
+	return taken ? -EADDRINUSE : 0;
+}
+
 /**
  * sdp_local_listen - a listener takes local connections too
- * @ssk: the socket, locked, just made a listener
+ * @ssk: the socket, locked, about to listen
+ *
+ * Return: 0, or -EADDRINUSE if a listener of its address and port is
+ * there already (sdp_local_bind_check()): a socket bound where only
+ * local connections come has no rdma_listen() to refuse it.
  */
-void sdp_local_listen(struct sdp_sock *ssk)
+int sdp_local_listen(struct sdp_sock *ssk)
 {
+	int err = 0;
+
 	/* bound where only local connections come, it listens for them
 	 * whatever sdp_local says now
 	 */
 	if ((!READ_ONCE(sdp_local) &&
 	     !test_bit(SDP_F_LOCAL_BIND, &ssk->flags)) ||
 	    test_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
-		return;
+		return 0;
 	spin_lock(&sdp_local_lock);
-	hash_add(sdp_local_table, &ssk->local_node,
-		 (__force u16)sdp_addr_port(&ssk->local));
+	if (test_bit(SDP_F_LOCAL_BIND, &ssk->flags) &&
+	    sdp_local_taken(sock_net(&ssk->sk), ssk, &ssk->local,
+			    ssk->v6only)) {
+		err = -EADDRINUSE;
+	} else {
+		hash_add(sdp_local_table, &ssk->local_node,
+			 (__force u16)sdp_addr_port(&ssk->local));
+		__set_bit(SDP_F_LOCAL_LISTEN, &ssk->flags);
+	}
 	spin_unlock(&sdp_local_lock);
-	__set_bit(SDP_F_LOCAL_LISTEN, &ssk->flags);
+	return err;
 }
 
 /* The socket, locked, stops listening. */
@@ -220,16 +298,18 @@ static int sdp_local_autobind(struct sdp_sock *ssk,
 	return 0;
 }
 
-/* A local client refused: its connect() fails with ECONNREFUSED.  The
- * client is not locked.
+/* A local client refused: its connect() fails with ECONNREFUSED, if it
+ * is still the one of @gen (see sdp_local_answer_pending()).  The client
+ * is not locked.
  */
-void sdp_local_refuse(struct sdp_sock *client)
+void sdp_local_refuse(struct sdp_sock *client, u32 gen)
 {
 	struct sock *csk = &client->sk;
 
 	lock_sock(csk);
 	if (csk->sk_state == TCP_SYN_SENT &&
-	    test_bit(SDP_F_LOCAL_CONN, &client->flags))
+	    test_bit(SDP_F_LOCAL_CONN, &client->flags) &&
+	    client->connect_gen == gen)
 		sdp_connect_failed(client, ECONNREFUSED);
 	release_sock(csk);
 }
@@ -295,6 +375,7 @@ static int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
 	if (!req)
 		goto out;
 	req->client = client;
+	req->client_gen = client->connect_gen;
 	sock_hold(&client->sk);	/* put by sdp_pending_free() */
 	sock_hold(sk);		/* the request's */
 	list_add_tail(&req->node, &ssk->pending_reqs);
@@ -307,16 +388,20 @@ out:
 }
 
 /* accept_work (sdp_cm.c): room for a local client that waited; neither
- * socket locked.
+ * socket locked.  @gen: the client's connect_gen when it asked: a client
+ * that disconnected (connect(AF_UNSPEC)) and connected again, maybe to
+ * another listener, is not this listener's to answer any more.
  */
-void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client)
+void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client,
+			      u32 gen)
 {
 	struct sock *csk = &client->sk;
 	int err = -ECONNREFUSED;
 
 	lock_sock(csk);
 	if (csk->sk_state != TCP_SYN_SENT || sock_flag(csk, SOCK_DEAD) ||
-	    !test_bit(SDP_F_LOCAL_CONN, &client->flags)) {
+	    !test_bit(SDP_F_LOCAL_CONN, &client->flags) ||
+	    client->connect_gen != gen) {
 		release_sock(csk);
 		return;
 	}
@@ -348,6 +433,7 @@ int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	err = sdp_local_autobind(ssk, dst);
 	if (err)
 		return err;
+	ssk->connect_gen++;	/* an answer to an earlier connect() is stale */
 	sdp_local_src(ssk, dst);
 	memcpy(&ssk->peer, dst, sizeof(ssk->peer));
 
