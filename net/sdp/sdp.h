@@ -211,6 +211,11 @@ struct tcp_info;
 
 /* sendmsg()'s state across the transport's work (sdp_tx.c). */
 struct sdp_send {
+	struct sdp_conn		*conn;		/* the connection it sends on,
+						 * held: a send whose connection
+						 * is replaced while it sleeps
+						 * stops (EPIPE)
+						 */
 	struct ubuf_info	*uarg;		/* MSG_ZEROCOPY's notification */
 	long			timeo;
 	size_t			copied;		/* bytes taken from the caller */
@@ -513,6 +518,16 @@ static inline u32 sdp_rx_adv(const struct sdp_sock *ssk)
 static inline int sdp_tx_credits(const struct sdp_sock *ssk)
 {
 	return (s32)(ssk->conn->remote_ack - ssk->conn->tx_mseq) + (s32)ssk->conn->remote_bufs;
+}
+
+/* After a sleep: is @conn, held by the sleeper, still the socket's?  A
+ * connect(AF_UNSPEC) and a new connect() of another thread may have
+ * replaced it meanwhile; then nothing of the new one is the sleeper's.
+ */
+static inline bool sdp_conn_same(const struct sdp_sock *ssk,
+				 const struct sdp_conn *conn)
+{
+	return READ_ONCE(ssk->conn) == conn;
 }
 
 /* Bytes received and not yet read (lockless readers: poll, /proc). */

@@ -421,7 +421,7 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	while (msg_data_left(msg)) {
 		err = -EPIPE;
 		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
-		    !sdp_conn_usable(ssk))
+		    !sdp_conn_usable(ssk) || !sdp_conn_same(ssk, s->conn))
 			return err;
 		room = sdp_local_room(ssk);
 		if (room <= 0) {

@@ -126,7 +126,8 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		   int flags, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sdp_local_link *link = ssk->conn->link;
+	struct sdp_conn *conn = ssk->conn;	/* held by recvmsg() */
+	struct sdp_local_link *link = conn->link;	/* held by @conn */
 	struct sock *sk = &ssk->sk;
 	struct sdp_local_sink *sink;
 	struct sdp_local_end *me;
@@ -138,7 +139,7 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	sink = sdp_local_sink_pin(&msg->msg_iter);
 	if (!sink)
 		return -EOPNOTSUPP;
-	me = &link->end[ssk->conn->side];
+	me = &link->end[conn->side];
 	spin_lock(&link->lock);
 	if (me->sink || me->ssk != ssk) {
 		spin_unlock(&link->lock);
@@ -152,7 +153,8 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	sk_wait_event(sk, timeo, READ_ONCE(sink->accounted) ||
 		      ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
 		      (sk->sk_shutdown & RCV_SHUTDOWN) ||
-		      sk->sk_state == TCP_CLOSE, &wait);
+		      sk->sk_state == TCP_CLOSE || !sdp_conn_same(ssk, conn),
+		      &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 
 	spin_lock(&link->lock);
@@ -160,10 +162,16 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		me->sink = NULL;
 	busy = sink->busy;
 	spin_unlock(&link->lock);
-	if (busy)	/* a copy under way: never waits for our lock */
-		wait_var_event(&sink->busy, !READ_ONCE(sink->busy));
+	/* a copy under way: never waits for our lock.  The acquire pairs
+	 * with sdp_local_sink_close()'s release: filled is the copy's.
+	 */
+	if (busy)
+		wait_var_event(&sink->busy, !smp_load_acquire(&sink->busy));
 	n = sink->filled;
-	if (!sink->accounted && n)
+	/* into the stream, unless a new connection replaced this one while
+	 * we slept: the bytes are the reader's all the same
+	 */
+	if (!sink->accounted && n && sdp_conn_same(ssk, conn))
 		sdp_local_sink_account(ssk, n);
 	sdp_local_sink_free(sink);
 	if (n)

@@ -701,6 +701,14 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
 	do {
+		/* a connection made or replaced while we slept: hold the
+		 * one we use now, so that what a sleep below keeps (a
+		 * transport's link, ZCopy state) stays
+		 */
+		if (unlikely(!sdp_conn_same(ssk, conn))) {
+			sdp_conn_put(conn);
+			conn = sdp_conn_get(ssk);
+		}
 		/* at urgent data: stop if anything was read */
 		if (unlikely(ssk->urg_data) && ssk->urg_seq == *seq) {
 			if (copied)
@@ -790,7 +798,12 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 				continue;
 		}
 
-		/* still nothing: offer the buffer to the peer */
+		/* the poll slept: look again at what is ours */
+		if (unlikely(!sdp_conn_same(ssk, conn)))
+			continue;
+		/* still nothing: offer the buffer to the peer (the
+		 * transport's sink sleeps on @conn, which we hold)
+		 */
 		n = ssk->tp->sink(ssk, msg, len, flags, &timeo);
 		if (n > 0) {
 			copied += n;

@@ -678,7 +678,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 
 		err = -EPIPE;
 		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
-		    !sdp_conn_usable(ssk))
+		    !sdp_conn_usable(ssk) || !sdp_conn_same(ssk, s->conn))
 			goto out;
 
 		/* the peer offers its buffer: write straight into it */
@@ -803,7 +803,11 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		err = sdp_wait_connect(sk, &s.timeo);
 		if (err)
 			goto out;
+		/* the connection made while we waited: hold that one */
+		sdp_conn_put(conn);
+		conn = sdp_conn_get(ssk);
 	}
+	s.conn = conn;
 	if ((s.flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
 		err = sdp_zc_uarg(ssk, size, &s.uarg);
 		if (err)

@@ -149,9 +149,12 @@ static bool sdp_zc_page_continues(struct sdp_zc *zc, struct sdp_zc_reg *reg,
 	       reg->npages < zc->reg_pages;
 }
 
-/* Take a page into a run.  Return: @size, 0 to copy it, or an errno. */
-static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
-			       int offset, size_t size, int flags)
+/* Take a page into a run, on @conn, which the caller holds (a wait for
+ * room drops the lock).  Return: @size, 0 to copy it, or an errno.
+ */
+static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
+			       struct page *page, int offset, size_t size,
+			       int flags)
 {
 	bool more = flags & (MSG_SENDPAGE_NOTLAST | MSG_MORE);
 	struct sock *sk = &ssk->sk;
@@ -186,9 +189,10 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct page *page,
 			if (err)
 				return err;
 			/* another thread may have shut it down meanwhile, or
-			 * it failed: the copy says so
+			 * replaced it, or it failed: the copy says so
 			 */
-			if (!sdp_zc_page_want(ssk, flags))
+			if (!sdp_conn_same(ssk, conn) ||
+			    !sdp_zc_page_want(ssk, flags))
 				return 0;
 		}
 	}
@@ -226,8 +230,12 @@ ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
 	struct sock *sk = sock->sk;
 	ssize_t ret;
 
+	struct sdp_conn *conn;
+
 	lock_sock(sk);
-	ret = sdp_zc_page_add(sdp_sk(sk), page, offset, size, flags);
+	conn = sdp_conn_get(sdp_sk(sk));	/* kept while we sleep */
+	ret = sdp_zc_page_add(sdp_sk(sk), conn, page, offset, size, flags);
+	sdp_conn_put(conn);
 	release_sock(sk);
 	if (ret)
 		return ret;

@@ -188,12 +188,16 @@ static int sdp_zc_fetch(struct sdp_sock *ssk, struct sdp_buf *adv,
  */
 static int sdp_zc_await_fetcher(struct sdp_sock *ssk)
 {
+	/* what we wait on stays ours: ssk->conn may be replaced */
+	struct sdp_conn *conn = sdp_conn_get(ssk);
+	struct sdp_zc *zc = conn->zc;
 	struct sock *sk = &ssk->sk;
 	int err;
 
 	release_sock(sk);
-	err = wait_event_killable(ssk->zc_wait, !READ_ONCE(ssk->conn->zc->fetching));
+	err = wait_event_killable(ssk->zc_wait, !READ_ONCE(zc->fetching));
 	lock_sock(sk);
+	sdp_conn_put(conn);
 	return err ? -EINTR : 0;
 }
 

@@ -143,11 +143,15 @@ void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
 	}
 }
 
+/* For a wait without the lock: @arg is the connection the offer was made
+ * on, held by the reader; gone, or replaced, the offer is over too.
+ */
 static bool sdp_zc_sink_settled(struct sdp_sock *ssk, void *arg)
 {
-	struct sdp_zc *zc = ssk->conn->zc;
+	struct sdp_conn *conn = arg;
+	struct sdp_zc *zc = conn->zc;
 
-	if (!sdp_conn_usable(ssk))
+	if (!sdp_conn_usable(ssk) || !sdp_conn_same(ssk, conn))
 		return true;
 	return zc->sink_state == SDP_ZC_SINK_OUT ? zc->sink_done :
 						   zc->sink_acked;
@@ -171,27 +175,28 @@ static bool sdp_zc_sink_dead(struct sdp_sock *ssk, void *arg)
  */
 static void sdp_zc_sink_withdraw(struct sdp_sock *ssk)
 {
-	struct sdp_zc *zc = ssk->conn->zc;
+	struct sdp_conn *conn = ssk->conn;	/* held by recvmsg() */
+	struct sdp_zc *zc = conn->zc;
 	struct sock *sk = &ssk->sk;
 	long grace = SDP_ZC_CANCEL_TIMEOUT;
 
 	if (!zc->sink_sent) {
-		ssk->conn->zc_sinkavail = false;
+		conn->zc_sinkavail = false;
 		return;
 	}
 	zc->sink_state = SDP_ZC_SINK_CANCEL;
-	ssk->conn->zc_sink_cancel = true;
+	conn->zc_sink_cancel = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_SINK_CANCELS);
 	trace_sdp_zcopy(sk, "sinkavail-cancel", 0);
 	sdp_tx_flush(ssk);
-	while (!sdp_zc_sink_settled(ssk, NULL) && grace > 0) {
+	while (!sdp_zc_sink_settled(ssk, conn) && grace > 0) {
 		release_sock(sk);
 		grace = wait_event_killable_timeout(ssk->zc_wait,
-						    sdp_zc_sink_settled(ssk, NULL),
+						    sdp_zc_sink_settled(ssk, conn),
 						    grace);
 		lock_sock(sk);
 	}
-	if (!sdp_zc_sink_settled(ssk, NULL)) {
+	if (!sdp_zc_sink_settled(ssk, conn)) {
 		/* killed while waiting: reset as before; a silent peer:
 		 * ETIMEDOUT, as TCP's for one
 		 */
@@ -235,6 +240,7 @@ static void sdp_zc_sink_end(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sdp_conn *conn = ssk->conn;	/* held by recvmsg() */
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
@@ -265,7 +271,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	zc->sink_done = false;
 	zc->sink_acked = false;
 	zc->sink_wrote = 0;
-	ssk->conn->zc_sinkavail = true;
+	conn->zc_sinkavail = true;
 	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
 	trace_sdp_zcopy(sk, "sinkavail", n);
 	sdp_tx_flush(ssk);
@@ -274,27 +280,37 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	add_wait_queue(sk_sleep(sk), &wait);
 	ssk->zc_readers++;
 	while (!zc->sink_done && sdp_conn_usable(ssk) &&
+	       sdp_conn_same(ssk, conn) &&
 	       ssk->rcv_nxt == ssk->copied_seq && !sk->sk_err &&
 	       !(sk->sk_shutdown & RCV_SHUTDOWN) && *timeo &&
 	       !signal_pending(current))
 		sk_wait_event(sk, timeo, zc->sink_done || !sdp_conn_usable(ssk) ||
+			      !sdp_conn_same(ssk, conn) ||
 			      ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
 			      (sk->sk_shutdown & RCV_SHUTDOWN), &wait);
 	ssk->zc_readers--;
 	remove_wait_queue(sk_sleep(sk), &wait);
 
+	/* replaced while we slept: its teardown ended the offer, and
+	 * nothing of the new connection is ours to touch
+	 */
+	if (!sdp_conn_same(ssk, conn)) {
+		zc->sink = NULL;
+		iov_iter_revert(&msg->msg_iter, n);
+		return 0;
+	}
 	if (!zc->sink_done && sdp_conn_usable(ssk))
 		sdp_zc_sink_withdraw(ssk);
 	wrote = zc->sink_done ? zc->sink_wrote : 0;
 	sdp_zc_sink_count(ssk, zc, wrote);
 	zc->sink_state = SDP_ZC_SINK_NONE;
 	zc->sink = NULL;
-	ssk->conn->zc_sinkavail = false;
+	conn->zc_sinkavail = false;
 	sdp_zc_sink_end(ssk, reg);
 	iov_iter_revert(&msg->msg_iter, n - wrote);
 	if (wrote)
 		SDP_ADD_STATS(sock_net(sk), SDP_MIB_RX_ZC_SINK_BYTES, wrote);
-	ssk->conn->st.zc_sink_recv += wrote;
+	conn->st.zc_sink_recv += wrote;
 	trace_sdp_zcopy(sk, "sink-filled", wrote);
 	return wrote;
 }
