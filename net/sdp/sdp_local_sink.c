@@ -207,6 +207,22 @@ static size_t sdp_local_sink_copy(struct sdp_local_sink *sink,
 	return done;
 }
 
+/* Under the link lock: the sender's copy into @sink is over.  A reader
+ * that withdrew the offer meanwhile waits for busy to clear without the
+ * lock and then reads filled and frees @sink: so filled and done first,
+ * then busy (release), and a full barrier before wake_up_var() looks for
+ * a waiter, against the reader's set_current_state() in wait_var_event()
+ * (else the wakeup may be lost, and the reader would sleep for ever,
+ * unkillable, with its socket lock held).  The sender touches @sink no
+ * more after this.
+ */
+static void sdp_local_sink_close(struct sdp_local_sink *sink)
+{
+	smp_store_release(&sink->busy, false);
+	smp_mb();
+	wake_up_var(&sink->busy);
+}
+
 /**
  * sdp_local_sink_fill - send straight into the peer's waiting reader
  * @ssk: the socket, locked, with a local connection and nothing held
@@ -237,14 +253,15 @@ size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 	n = sdp_local_sink_copy(sink, msg);
 
 	spin_lock(&link->lock);
-	sink->busy = false;
-	wake_up_var(&sink->busy);
+	if (n) {
+		sink->filled = n;
+		sink->done = true;
+	}
+	sdp_local_sink_close(sink);
 	if (!n) {		/* still open; the caller copies */
 		spin_unlock(&link->lock);
 		return 0;
 	}
-	sink->filled = n;
-	sink->done = true;
 	peer = other->ssk;
 	if (peer)
 		sock_hold(&peer->sk);
