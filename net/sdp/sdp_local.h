@@ -7,13 +7,15 @@
 #define _SDP_LOCAL_H
 
 #include <linux/refcount.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
 
 /* A reader's buffer, offered for the peer to fill straight
  * (sdp_local_sink.c).  Under the link lock but @pages, fixed.
  */
 struct sdp_local_sink {
-	struct page	**pages;	/* pinned, FOLL_WRITE */
+	struct page	**pages;	/* pinned, FOLL_WRITE | FOLL_LONGTERM */
+	struct mmpin	mmp;		/* their RLIMIT_MEMLOCK charge */
 	unsigned int	npages;
 	unsigned int	offset;		/* into the first page */
 	size_t		len;		/* bytes offered */

@@ -3,9 +3,10 @@
  * ib_sdp: the local transport's single copy.
  *
  * A reader that finds nothing to read and would sleep, with a buffer of
- * at least SDP_LOCAL_SINK_MIN bytes, pins it (up to SDP_LOCAL_SINK_MAX,
- * FOLL_WRITE, for as long as it waits) and offers it in its end of the
- * link (struct sdp_local_sink).  A sender with none of its bytes still
+ * at least SDP_LOCAL_SINK_MIN bytes of anonymous memory, pins it (up to
+ * SDP_LOCAL_SINK_MAX, FOLL_WRITE | FOLL_LONGTERM, within RLIMIT_MEMLOCK,
+ * for as long as it waits) and offers it in its end of the link (struct
+ * sdp_local_sink).  A sender with none of its bytes still
  * unread by the peer (so that nothing it sent earlier can come after)
  * takes the offer (busy), copies from its own user buffer straight into
  * the reader's pages, without any lock and with page faults off (a
@@ -72,7 +73,25 @@ static bool sdp_local_sink_want(struct sdp_sock *ssk, struct msghdr *msg,
 	       !(ssk->sk.sk_shutdown & RCV_SHUTDOWN);
 }
 
-/* Pin the next part of the reader's buffer; NULL if it cannot be. */
+/* Are all @n pages anonymous memory?  A sender writes into them behind
+ * the reader's back: never into a file's pages, which the file system
+ * must see written (page_mkwrite, dirty tracking), nor shared memory.
+ */
+static bool sdp_local_sink_anon(struct page **pages, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!PageAnon(pages[i]))
+			return false;
+	return true;
+}
+
+/* Pin the next part of the reader's buffer; NULL if it cannot be (not
+ * anonymous memory, or past RLIMIT_MEMLOCK: the reader waits as usual).
+ * The pin lasts as long as the reader waits, so it is FOLL_LONGTERM,
+ * as an RDMA SinkAvail's, and counted against RLIMIT_MEMLOCK.
+ */
 static struct sdp_local_sink *sdp_local_sink_pin(struct iov_iter *iter)
 {
 	size_t len = min_t(size_t, iov_iter_single_seg_count(iter),
@@ -87,13 +106,22 @@ static struct sdp_local_sink *sdp_local_sink_pin(struct iov_iter *iter)
 		addr = (unsigned long)iter->iov->iov_base + iter->iov_offset;
 	npages = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE);
 	sink = kzalloc(sizeof(*sink) +
-		       npages * sizeof(struct page *), GFP_KERNEL);
+		       npages * sizeof(struct page *), GFP_KERNEL_ACCOUNT);
 	if (!sink)
 		return NULL;
 	sink->pages = (struct page **)(sink + 1);
-	got = pin_user_pages_fast(addr & PAGE_MASK, npages, FOLL_WRITE,
-				  sink->pages);
+	if (mm_account_pinned_pages(&sink->mmp, (size_t)npages * PAGE_SIZE)) {
+		kfree(sink);
+		return NULL;
+	}
+	got = pin_user_pages_fast(addr & PAGE_MASK, npages,
+				  FOLL_WRITE | FOLL_LONGTERM, sink->pages);
+	if (got > 0 && !sdp_local_sink_anon(sink->pages, got)) {
+		unpin_user_pages(sink->pages, got);
+		got = 0;
+	}
 	if (got <= 0) {
+		mm_unaccount_pinned_pages(&sink->mmp);
 		kfree(sink);
 		return NULL;
 	}
@@ -107,6 +135,7 @@ static void sdp_local_sink_free(struct sdp_local_sink *sink)
 {
 	unpin_user_pages_dirty_lock(sink->pages, sink->npages,
 				    sink->filled > 0);
+	mm_unaccount_pinned_pages(&sink->mmp);
 	kfree(sink);
 }
 
