@@ -55,11 +55,6 @@ struct sdp_local_link {
 	struct work_struct	ack_work;	/* kicks a FIN's sender */
 };
 
-/* What a message costs the window beyond its bytes, as an skb's truesize
- * does TCP's: the memory it holds.
- */
-#define SDP_LOCAL_MSG_COST	sizeof(struct sdp_buf)
-
 void sdp_local_ack_work(struct work_struct *work);
 
 #endif /* _SDP_LOCAL_H */

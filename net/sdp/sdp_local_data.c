@@ -37,13 +37,59 @@
 #include "sdp.h"
 #include "sdp_local.h"
 
+/* The memory a message takes, which is what it costs the window. */
+static u32 sdp_local_truesize(const struct sdp_buf *buf)
+{
+	return sizeof(*buf) + buf->size;
+}
+
+/* Who pays for a message of @alloc bytes to @peer: the peer, for what its
+ * receive buffer holds (sk_rcvbuf: SO_RCVBUF, else tcp_rmem[1]) once it
+ * is accepted, as TCP charges its receive queue to it; the sender for the
+ * rest of the window, as TCP charges its send queue, and for a child not
+ * yet accepted.
+ */
+static struct sdp_sock *sdp_local_payer(struct sdp_sock *ssk,
+					struct sdp_sock *peer, u32 alloc)
+{
+	if (READ_ONCE(peer->parent) ||
+	    READ_ONCE(ssk->tx_local_unread) + alloc >
+	    (u32)READ_ONCE(peer->sk.sk_rcvbuf))
+		return ssk;
+	return peer;
+}
+
+/**
+ * sdp_local_buf_alloc - a message for up to @size bytes to @peer
+ * @ssk: the sender, locked
+ * @peer: the receiver, held
+ * @size: bytes; what kmalloc() rounds the message up to is usable too
+ *
+ * Charged to the payer's memory cgroup (sdp_local_payer()), which must
+ * have room for it (sdp_buf_room()): a cgroup near its limit refuses,
+ * and the sender waits, rather than anyone being OOM-killed.  Only the
+ * first message, with nothing else of ours on its way, is forced, as
+ * TCP forces its first skb.  Counted in the sender's BufferBytes until
+ * delivered (sdp_local_deliver()), then in the receiver's.
+ *
+ * Return: the message, or NULL (no memory now).
+ */
 static struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
 					   struct sdp_sock *peer, u32 size)
 {
-	struct mem_cgroup *old = set_active_memcg(peer->memcg);
+	u32 alloc = kmalloc_size_roundup(sizeof(struct sdp_buf) + size);
+	struct sdp_sock *payer = sdp_local_payer(ssk, peer, alloc);
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
+	struct mem_cgroup *old;
 	struct sdp_buf *buf;
 
-	buf = kmalloc(sizeof(*buf) + size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!READ_ONCE(ssk->tx_local_unread))
+		gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_HIGH |
+		      __GFP_NOWARN;
+	else if (!sdp_buf_room(payer, alloc))
+		return NULL;
+	old = set_active_memcg(payer->memcg);
+	buf = kmalloc(alloc, gfp);
 	set_active_memcg(old);
 	if (!buf)
 		return NULL;
@@ -52,14 +98,14 @@ static struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
 	buf->kind = SDP_BUF_LOCAL;
 	buf->mid = SDP_MID_DATA;
 	buf->data = buf + 1;
-	buf->size = size;
-	sdp_buf_account(ssk, sizeof(*buf) + size);
+	buf->size = alloc - sizeof(*buf);
+	sdp_buf_account(ssk, sdp_local_truesize(buf));
 	return buf;
 }
 
 void sdp_local_buf_free(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	sdp_buf_account(ssk, -(long)(sizeof(*buf) + buf->size));
+	sdp_buf_account(ssk, -(long)sdp_local_truesize(buf));
 	kfree(buf);
 }
 
@@ -210,7 +256,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
  */
 void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	sdp_local_window(ssk, buf->len + SDP_LOCAL_MSG_COST);
+	sdp_local_window(ssk, sdp_local_truesize(buf));
 	sdp_local_buf_free(ssk, buf);
 }
 
@@ -237,8 +283,11 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 	}
 	if (buf) {
 		list_add_tail(&buf->list, &other->inbox);
-		sdp_local_unread(ssk, ssk->tx_local_unread + buf->len +
-				 SDP_LOCAL_MSG_COST);
+		sdp_local_unread(ssk, ssk->tx_local_unread +
+				 sdp_local_truesize(buf));
+		/* the receiver holds it now: its BufferBytes */
+		sdp_buf_account(ssk, -(long)sdp_local_truesize(buf));
+		sdp_buf_account(peer, sdp_local_truesize(buf));
 	}
 	if (fin) {
 		other->fin = true;
@@ -356,6 +405,35 @@ static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
 	return signal_pending(current) ? sock_intr_errno(*timeo) : 0;
 }
 
+/* No memory for a message (sdp_local_buf_alloc()): wait a while, as
+ * sk_stream_wait_memory() does, or for the peer to read; 0 to try again,
+ * or a negative errno.
+ */
+static int sdp_local_wait_mem(struct sdp_sock *ssk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &ssk->sk;
+	u32 unread = READ_ONCE(ssk->tx_local_unread);
+	long vm_wait, left;
+
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	vm_wait = min_t(long, *timeo, prandom_u32_max(HZ / 5) + 2);
+	left = vm_wait;
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, &left, READ_ONCE(ssk->tx_local_unread) < unread ||
+		      sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+		      !sdp_conn_usable(ssk), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo -= vm_wait - left;
+	return 0;
+}
+
 /* The window, as TCP's on loopback: the peer's receive buffer and our
  * send buffer, each what SO_RCVBUF or SO_SNDBUF set, else what TCP's
  * may grow to (sdp_window.c).
@@ -442,6 +520,13 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 		}
 		n = min_t(size_t, msg_data_left(msg), SDP_LOCAL_CHUNK);
 		buf = sdp_local_buf_for(ssk, &n, room);
+		if (PTR_ERR_OR_ZERO(buf) == -ENOMEM) {
+			/* degraded, not failed, as on the RDMA path */
+			err = sdp_local_wait_mem(ssk, &s->timeo);
+			if (err)
+				return err;
+			continue;
+		}
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 		c = copy_from_iter(buf->data + buf->len, n, &msg->msg_iter);
