@@ -16,11 +16,30 @@
  *                        - one per queued work item (teardown, fin timer).
  *
  *  struct sdp_conn     one connection of a socket (QP, CQ share, PD,
- *                      rings, credits, buffer sizes, ZCopy state), kref'd:
- *                      the socket holds its current one (ssk->conn, never
- *                      NULL), which a new connection replaces as a whole
- *                      (sdp_conn_create()); sendmsg()/recvmsg() hold the
- *                      one they use while they sleep.  See its comment.
+ *                      rings, credits, buffer sizes, ZCopy state, the
+ *                      local transport's link), kref'd: the socket holds
+ *                      its current one (ssk->conn, never NULL), which a
+ *                      new connection replaces as a whole
+ *                      (sdp_conn_create(), sdp_local_end_up()).  See its
+ *                      comment.
+ *
+ * Sleeping: a path that sleeps (releases the socket lock, or waits on a
+ * condition read without it) keeps what it uses alive by a reference it
+ * took, never by re-reading ssk->conn, which another thread's
+ * connect(AF_UNSPEC) and connect() may replace meanwhile; after the
+ * sleep, sdp_conn_same() says whether its connection is still the
+ * socket's, and if not it touches nothing of the new one.  Who holds what:
+ *  - recvmsg() holds the socket's connection of each round (struct
+ *    sdp_conn: its rings, ZCopy state and link), taken again after every
+ *    sleep; the transports' sinks (sdp_local_sink(), sdp_zc_sink()) and
+ *    the ZCopy fetcher sleep on that one;
+ *  - sendmsg() holds the connection it sends on (struct sdp_send.conn),
+ *    the one made while it waited to connect; sendpage() holds one too;
+ *  - sdp_zc_await_fetcher() takes its own, and waits on its zc;
+ *  - the timers' works hold the socket (sdp_timer.c) and look at
+ *    sdp_conn_usable() under the lock;
+ *  - a local sender copying into a reader's pages holds nothing but the
+ *    offer's busy flag, which the reader waits on (sdp_local_sink.c).
  *
  *  struct sdp_transport  what carries a connection (ssk->tp): RDMA
  *                      (sdp_verbs.c and the files it names) or, for a peer
