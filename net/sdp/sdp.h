@@ -356,6 +356,9 @@ struct sdp_conn {
 						 * their own size included
 						 */
 	bool			rx_spill_kick;	/* mem_work asked to spill */
+	bool			rx_away;	/* spilled, the program not
+						 * reading: spill again at once
+						 */
 	u32			rx_spill_seq;	/* copied_seq then: a reader
 						 * that reads since is not away
 						 */

@@ -189,14 +189,19 @@ static bool sdp_rx_spill_due(const struct sdp_sock *ssk)
 /* Look again in a jiffy: if the program has not read meanwhile, it is
  * away (as ZCopy's read-ahead waits a jiffy for a reader).  A program
  * that reads, if more slowly than the data comes, is not worth the copy.
+ * One known away (spilled for, and not read since) is not waited for
+ * again: its window opens as fast as the data comes, as TCP's receive
+ * queue takes it, and a writer that fills it sees it full at once.
  */
 static void sdp_rx_spill_later(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
+	bool away = conn->rx_away && ssk->copied_seq == conn->rx_spill_seq;
 
+	conn->rx_away = away;
 	conn->rx_spill_kick = true;
 	conn->rx_spill_seq = ssk->copied_seq;
-	sdp_mem_kick(ssk, 1);
+	sdp_mem_kick(ssk, away ? 0 : 1);
 }
 
 /**
@@ -311,6 +316,7 @@ void sdp_rx_spill(struct sdp_sock *ssk)
 		if (!sdp_rx_spill_one(ssk, buf))
 			break;
 		spilled = true;
+		conn->rx_away = true;
 		if (!sdp_conn_usable(ssk))	/* a failed repost */
 			return;
 	}
