@@ -248,6 +248,38 @@ static inline int setint(int fd, int level, int name, int v)
 	return setsockopt(fd, level, name, &v, sizeof(v));
 }
 
+/* Fill what a socket takes while its peer does not read: non-blocking
+ * sends until EAGAIN, and again while POLLOUT comes back within 300 ms.
+ * The first EAGAIN may come while bytes are still on their way to the
+ * peer's buffers (TCP between two hosts; a peer that takes more as it
+ * sees its program away): their room comes back, and a writer polling
+ * goes on.  A bounded number of rounds: one that never fills shows
+ * POLLOUT to the caller's next look.  Returns the bytes sent; *shorts
+ * (if given) says whether a short count came before an EAGAIN.
+ */
+static inline size_t fill(int fd, bool *shorts)
+{
+	static char buf[1 << 16];
+	int fl = fcntl(fd, F_GETFL), round, err = 0;
+	size_t total = 0;
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	for (round = 0; round < 200; round++) {
+		while ((n = send(fd, buf, sizeof(buf), MSG_NOSIGNAL)) > 0) {
+			total += n;
+			if (shorts && n < (ssize_t)sizeof(buf))
+				*shorts = true;
+		}
+		err = n < 0 ? errno : 0;
+		if (err != EAGAIN || !wait_for(fd, POLLOUT, 300))
+			break;
+	}
+	fcntl(fd, F_SETFL, fl);
+	errno = err;
+	return total;
+}
+
 /* Read until EOF or error; returns the byte count (or -errno). */
 static inline long drain(int fd)
 {

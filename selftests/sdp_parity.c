@@ -1109,10 +1109,7 @@ static void case_linger(void)
 	 * the data still arrives in full once the peer reads
 	 */
 	pair_at(2, &c, &s);
-	fcntl(c, F_SETFL, O_NONBLOCK);
-	while ((n = send(c, buf, sizeof(buf), 0)) > 0)
-		sent += n;
-	fcntl(c, F_SETFL, 0);
+	sent = fill(c, NULL);
 	lg.l_linger = 1;
 	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	t = now();
@@ -1382,13 +1379,7 @@ static void case_timeouts(void)
 	OBS("recv", "%s", rd(s, 100, 0));
 
 	/* fill the window, then a blocking send with SO_SNDTIMEO */
-	fcntl(c, F_SETFL, O_NONBLOCK);
-	while (send(c, buf, sizeof(buf), 0) > 0)
-		;
-	fcntl(c, F_SETFL, 0);
-	msleep(300);
-	while (send(c, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
+	fill(c, NULL);
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	t = now();
 	n = send(c, buf, sizeof(buf), 0);
@@ -1485,34 +1476,17 @@ static void case_send_64m(void)
 }
 
 /* A non-blocking send fills the window: a short count, then EAGAIN;
- * POLLOUT comes back once the peer reads.  The first EAGAIN may come
- * while bytes are still on their way to the peer's receive buffers (an
- * asynchronous transport, TCP between two hosts, Soft-iWARP's sends
- * complete once its TCP has them): their room comes back and a writer
- * polling goes on, so fill again while POLLOUT comes back, a bounded
- * number of rounds: a sender that never fills still shows POLLOUT below.
+ * POLLOUT comes back once the peer reads (fill() goes on while bytes
+ * on their way give room back).
  */
 static void case_nb_send(void)
 {
-	static char buf[1 << 16];
 	bool shorts = false;
-	size_t total = 0;
-	int c, s, round;
-	ssize_t n;
+	size_t total;
+	int c, s;
 
 	pair_at(0, &c, &s);
-	fcntl(c, F_SETFL, O_NONBLOCK);
-	for (round = 0; round < 20; round++) {
-		while ((n = send(c, buf, sizeof(buf), 0)) > 0) {
-			total += n;
-			if (n < (ssize_t)sizeof(buf))
-				shorts = true;
-		}
-		if (n < 0 && errno != EAGAIN)
-			break;
-		if (!wait_for(c, POLLOUT, 100))
-			break;
-	}
+	total = fill(c, &shorts);
 	OBS("until", "%s", errname(errno));
 	OBS("a short count before", "%s", yesno(shorts));
 	OBS("poll full", "%s", pmask(c, 100));
