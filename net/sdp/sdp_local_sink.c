@@ -191,11 +191,13 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		me->sink = NULL;
 	busy = sink->busy;
 	spin_unlock(&link->lock);
-	/* a copy under way: never waits for our lock.  The acquire pairs
-	 * with sdp_local_sink_close()'s release: filled is the copy's.
-	 */
-	if (busy)
+	/* a copy under way: never waits for our lock */
+	if (busy) {
+		/* pairs with sdp_local_sink_close()'s release: filled is
+		 * the copy's
+		 */
 		wait_var_event(&sink->busy, !smp_load_acquire(&sink->busy));
+	}
 	n = sink->filled;
 	/* into the stream, unless a new connection replaced this one while
 	 * we slept: the bytes are the reader's all the same
@@ -247,7 +249,9 @@ static size_t sdp_local_sink_copy(struct sdp_local_sink *sink,
  */
 static void sdp_local_sink_close(struct sdp_local_sink *sink)
 {
+	/* filled and done before busy: pairs with the reader's acquire */
 	smp_store_release(&sink->busy, false);
+	/* busy clear before wake_up_var() looks for a waiter */
 	smp_mb();
 	wake_up_var(&sink->busy);
 }
