@@ -483,10 +483,17 @@ SDP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len,
 	return sdp_accept(fd, addr, len, flags);
 }
 
+/* Does @fd concern libsdp's state, in the process it is for? */
+static bool sdp_fd_noted(int fd)
+{
+	return (sdp_fd_tracked(fd) || sdp_fd_is_epfd(fd) ||
+		sdp_fd_is_twin(fd)) && sdp_state_ours();
+}
+
 /* Before @fd is closed or replaced. */
 static void sdp_forget(int fd)
 {
-	if (!sdp_fd_tracked(fd) && !sdp_fd_is_epfd(fd))
+	if (!sdp_fd_noted(fd))
 		return;
 	sdp_lock();
 	sdp_fd_detach(fd);
@@ -495,11 +502,61 @@ static void sdp_forget(int fd)
 	sdp_unlock();
 }
 
+/* Under the lock: @fd is about to be taken by dup2()/dup3().  If it is a
+ * twin, move the twin (and its epoll registrations) to another number:
+ * the program is free to use a number it never had.
+ */
+static int sdp_twin_evict(int fd)
+{
+	struct sdp_sock *s = sdp_twin_owner(fd);
+	int nfd;
+
+	if (!s)
+		return 0;
+	nfd = sdp_real.fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+	if (nfd < 0)
+		return -errno;
+	sdp_twin_moved(s, nfd);
+	sdp_real.close(fd);
+	return 0;
+}
+
+/* close() of a twin's number: not open, as far as the program knows */
+static bool sdp_close_twin_number(int fd)
+{
+	bool twin;
+
+	if (!sdp_fd_is_twin(fd) || !sdp_state_ours())
+		return false;
+	sdp_lock();
+	twin = sdp_twin_owner(fd);
+	sdp_unlock();
+	return twin;
+}
+
 SDP_EXPORT int close(int fd)
 {
 	sdp_init();
+	if (sdp_close_twin_number(fd))
+		return sdp_fail(EBADF);
 	sdp_forget(fd);
 	return sdp_real.close(fd);
+}
+
+/* Before dup2()/dup3() take @nfd: forget it, and move a twin away. */
+static int sdp_dup_target(int nfd)
+{
+	int err;
+
+	if (!sdp_fd_noted(nfd))
+		return 0;
+	sdp_lock();
+	err = sdp_twin_evict(nfd);
+	sdp_unlock();
+	if (err)
+		return err;
+	sdp_forget(nfd);
+	return 0;
 }
 
 /* Closes the C library does itself, which close() never sees. */
@@ -508,7 +565,8 @@ SDP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	sdp_init();
 	if (!sdp_real.close_range)
 		return sdp_fail(ENOSYS);
-	if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last) {
+	if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last &&
+	    sdp_state_ours()) {
 		sdp_lock();
 		sdp_fds_closing(first, last);
 		sdp_unlock();
@@ -519,7 +577,7 @@ SDP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 SDP_EXPORT void closefrom(int lowfd)
 {
 	sdp_init();
-	if (lowfd >= 0) {
+	if (lowfd >= 0 && sdp_state_ours()) {
 		sdp_lock();
 		sdp_fds_closing(lowfd, ~0U);
 		sdp_unlock();
@@ -548,7 +606,7 @@ static void sdp_copied(int fd, int nfd)
 {
 	struct sdp_sock *s;
 
-	if (nfd < 0 || nfd == fd || !sdp_fd_tracked(fd))
+	if (nfd < 0 || nfd == fd || !sdp_fd_noted(fd))
 		return;
 	sdp_lock();
 	s = sdp_sock_get(fd);
@@ -574,7 +632,9 @@ SDP_EXPORT int dup2(int fd, int nfd)
 	sdp_init();
 	if (fd == nfd || sdp_real.fcntl(fd, F_GETFD) < 0)
 		return sdp_real.dup2(fd, nfd);
-	sdp_forget(nfd);
+	ret = sdp_dup_target(nfd);
+	if (ret)
+		return sdp_fail(-ret);
 	ret = sdp_real.dup2(fd, nfd);
 	sdp_copied(fd, ret);
 	return ret;
@@ -587,7 +647,9 @@ SDP_EXPORT int dup3(int fd, int nfd, int flags)
 	sdp_init();
 	if (fd == nfd || sdp_real.fcntl(fd, F_GETFD) < 0)
 		return sdp_real.dup3(fd, nfd, flags);
-	sdp_forget(nfd);
+	ret = sdp_dup_target(nfd);
+	if (ret)
+		return sdp_fail(-ret);
 	ret = sdp_real.dup3(fd, nfd, flags);
 	sdp_copied(fd, ret);
 	return ret;

@@ -15,18 +15,30 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "real.h"
 #include "state.h"
 
 #define SDP_SLOT_EPFD	0x1	/* an epoll descriptor with marks */
+#define SDP_SLOT_TWIN	0x2	/* libsdp's own: a "both" socket's twin */
 #define SDP_MAX_OPTS	64
 
 struct sdp_slot {
 	struct sdp_sock *sock;
 	unsigned char flags;
 };
+
+/* Sockets no descriptor refers to any more, freed by the next call that
+ * allocates: close() runs in signal handlers, where free() may not.
+ */
+static struct sdp_sock *sdp_graveyard;
+
+/* The process the state is for: a vfork() child shares it (no atfork
+ * handler runs), so it must not change it (sdp_state_ours()).
+ */
+static pid_t sdp_state_pid;
 
 static pthread_mutex_t sdp_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sdp_slot *sdp_slots;
@@ -61,20 +73,35 @@ void sdp_unlock(void)
 	errno = saved_errno;
 }
 
+/* fork() holds the lock as sdp_lock() does, signals blocked: a handler
+ * that closes a socket while fork() holds it would wait for ever.
+ */
 static void sdp_atfork_prepare(void)
 {
-	pthread_mutex_lock(&sdp_mutex);
+	sdp_lock();
 }
 
-static void sdp_atfork_release(void)
+static void sdp_atfork_parent(void)
 {
-	pthread_mutex_unlock(&sdp_mutex);
+	sdp_unlock();
+}
+
+static void sdp_atfork_child(void)
+{
+	sdp_state_pid = getpid();
+	sdp_unlock();
 }
 
 void sdp_state_init(void)
 {
-	pthread_atfork(sdp_atfork_prepare, sdp_atfork_release,
-		       sdp_atfork_release);
+	sdp_state_pid = getpid();
+	pthread_atfork(sdp_atfork_prepare, sdp_atfork_parent,
+		       sdp_atfork_child);
+}
+
+bool sdp_state_ours(void)
+{
+	return getpid() == __atomic_load_n(&sdp_state_pid, __ATOMIC_RELAXED);
 }
 
 static struct sdp_slot *sdp_slot_peek(int fd)
@@ -90,6 +117,14 @@ bool sdp_fd_tracked(int fd)
 	struct sdp_slot *sl = sdp_slot_peek(fd);
 
 	return sl && __atomic_load_n(&sl->sock, __ATOMIC_RELAXED);
+}
+
+bool sdp_fd_is_twin(int fd)
+{
+	struct sdp_slot *sl = sdp_slot_peek(fd);
+
+	return sl && (__atomic_load_n(&sl->flags, __ATOMIC_RELAXED) &
+		      SDP_SLOT_TWIN);
 }
 
 bool sdp_fd_is_epfd(int fd)
@@ -156,11 +191,29 @@ void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state)
 	s->state = state;
 }
 
+/* Under the lock, where allocating is allowed anyway. */
+static void sdp_graveyard_reap(void)
+{
+	struct sdp_sock *s;
+	int i;
+
+	while ((s = sdp_graveyard)) {
+		sdp_graveyard = s->next_free;
+		for (i = 0; i < s->nopts; i++)
+			free(s->opts[i]);
+		free(s->opts);
+		free(s->regs);
+		free(s);
+	}
+}
+
 struct sdp_sock *sdp_sock_track(int fd, int domain)
 {
-	struct sdp_slot *sl = sdp_slot(fd);
+	struct sdp_slot *sl;
 	struct sdp_sock *s;
 
+	sdp_graveyard_reap();
+	sl = sdp_slot(fd);
 	if (!sl)
 		return NULL;
 	if (sl->sock)	/* a descriptor closed behind libsdp's back */
@@ -191,11 +244,49 @@ void sdp_fd_attach(int fd, struct sdp_sock *s)
 	__atomic_store_n(&sl->sock, s, __ATOMIC_RELAXED);
 }
 
+/**
+ * sdp_sock_set_twin - @s's twin is now @tfd (or none, -1)
+ *
+ * The twin's slot says so, for close(), dup2() and dup3() on its number:
+ * the program does not know it is open.  Under the lock.
+ */
+void sdp_sock_set_twin(struct sdp_sock *s, int tfd)
+{
+	struct sdp_slot *sl;
+
+	if (s->twin >= 0 && s->twin < sdp_nslots)
+		__atomic_and_fetch(&sdp_slots[s->twin].flags, ~SDP_SLOT_TWIN,
+				   __ATOMIC_RELAXED);
+	s->twin = -1;
+	if (tfd < 0)
+		return;
+	sl = sdp_slot(tfd);
+	if (sl)
+		__atomic_or_fetch(&sl->flags, SDP_SLOT_TWIN, __ATOMIC_RELAXED);
+	s->twin = tfd;
+}
+
+/* The socket whose twin @tfd is, or NULL.  Under the lock. */
+struct sdp_sock *sdp_twin_owner(int tfd)
+{
+	int fd;
+
+	if (!sdp_fd_is_twin(tfd))
+		return NULL;
+	for (fd = 0; fd < sdp_nslots; fd++) {
+		struct sdp_sock *s = sdp_slots[fd].sock;
+
+		if (s && s->twin == tfd)
+			return s;
+	}
+	return NULL;
+}
+
 void sdp_sock_close_twin(struct sdp_sock *s)
 {
-	int i;
+	int i, tfd = s->twin;
 
-	if (s->twin < 0)
+	if (tfd < 0)
 		return;
 	/* its registrations go with it */
 	for (i = 0; i < s->nregs; i++) {
@@ -203,8 +294,8 @@ void sdp_sock_close_twin(struct sdp_sock *s)
 			sdp_mark_free(s->regs[i].twin_id);
 		s->regs[i].twin_id = 0;
 	}
-	sdp_real.close(s->twin);
-	s->twin = -1;
+	sdp_sock_set_twin(s, -1);
+	sdp_real.close(tfd);
 }
 
 static void sdp_sock_free(struct sdp_sock *s)
@@ -215,11 +306,8 @@ static void sdp_sock_free(struct sdp_sock *s)
 	sdp_sock_close_twin(s);
 	for (i = 0; i < s->nregs; i++)
 		sdp_mark_free(s->regs[i].id);
-	for (i = 0; i < s->nopts; i++)
-		free(s->opts[i]);
-	free(s->opts);
-	free(s->regs);
-	free(s);
+	s->next_free = sdp_graveyard;
+	sdp_graveyard = s;
 }
 
 void sdp_fd_detach(int fd)

@@ -16,7 +16,15 @@
  * may block for long (a blocking connect, accept or wait), and signals
  * are blocked while it is held, so that a signal handler may call what
  * takes it.  fork() takes it (pthread_atfork), so the child starts with
- * it free.
+ * it free.  Nothing reached from close() frees memory (a dead socket
+ * waits on a list for a call that allocates anyway): close() is
+ * async-signal-safe, and programs call it from handlers.  A vfork()
+ * child shares this state with its parent but not its descriptors: its
+ * close() and dup2() change nothing here (sdp_state_ours()).
+ *
+ * A "both" socket's twin is libsdp's own descriptor, which the program
+ * does not know is open: close() of its number fails with EBADF, and
+ * dup2()/dup3() onto it move the twin to another number first.
  */
 #ifndef SDP_STATE_H
 #define SDP_STATE_H
@@ -69,6 +77,7 @@ struct sdp_sock {
 	int nopts;
 	struct sdp_reg *regs;
 	int nregs;
+	struct sdp_sock *next_free;	/* on the graveyard, freed later */
 };
 
 /* epoll data libsdp registers in the program's place */
@@ -90,6 +99,8 @@ void sdp_unlock(void);
 /* Lock-free hints. */
 bool sdp_fd_tracked(int fd);
 bool sdp_fd_is_epfd(int fd);
+bool sdp_fd_is_twin(int fd);	/* libsdp's own descriptor */
+bool sdp_state_ours(void);	/* not a vfork() child sharing it */
 int sdp_nspecial(void);		/* sockets in a BOTH state */
 int sdp_nmarks(void);		/* epoll marks in use */
 
@@ -103,6 +114,8 @@ void sdp_epfd_closed(int epfd);
 void sdp_fds_closing(unsigned int first, unsigned int last);
 void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state);
 void sdp_sock_close_twin(struct sdp_sock *s);
+void sdp_sock_set_twin(struct sdp_sock *s, int tfd);
+struct sdp_sock *sdp_twin_owner(int tfd);
 int sdp_sock_record_opt(struct sdp_sock *s, int level, int name,
 			const void *val, socklen_t len);
 /* Calls @fn for every descriptor that refers to @s. */

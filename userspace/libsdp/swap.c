@@ -193,7 +193,7 @@ void sdp_twin_open(int fd, struct sdp_sock *s)
 	socklen_t len = sizeof(ss);
 	int tfd;
 
-	s->twin = -1;
+	sdp_sock_set_twin(s, -1);
 	if (sdp_real.getsockname(fd, (struct sockaddr *)&ss, &len))
 		goto fail;
 	tfd = sdp_real.socket(sdp_family_of(s->domain),
@@ -209,10 +209,38 @@ void sdp_twin_open(int fd, struct sdp_sock *s)
 		errno = err;
 		goto fail;
 	}
-	s->twin = tfd;
+	sdp_sock_set_twin(s, tfd);
 	return;
 fail:
 	sdp_log(SDP_LOG_INFO, "descriptor %d: TCP only, no SDP twin: %m", fd);
+}
+
+/**
+ * sdp_twin_moved - @s's twin has a copy at @nfd, which replaces it
+ *
+ * Its epoll registrations follow (an epoll registration is of a
+ * descriptor number and its file: it would outlive the old number).
+ * Under the lock; the caller closes the old number.
+ */
+void sdp_twin_moved(struct sdp_sock *s, int nfd)
+{
+	int i;
+
+	for (i = 0; i < s->nregs; i++) {
+		struct sdp_reg *r = &s->regs[i];
+		struct epoll_event ev;
+
+		if (!r->twin_id)
+			continue;
+		ev.events = r->events;
+		ev.data.u64 = SDP_MARK | r->twin_id;
+		sdp_real.epoll_ctl(r->epfd, EPOLL_CTL_DEL, s->twin, &ev);
+		if (sdp_real.epoll_ctl(r->epfd, EPOLL_CTL_ADD, nfd, &ev)) {
+			sdp_mark_free(r->twin_id);
+			r->twin_id = 0;
+		}
+	}
+	sdp_sock_set_twin(s, nfd);
 }
 
 void sdp_twin_register(struct sdp_sock *s)

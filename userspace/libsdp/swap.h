@@ -38,6 +38,7 @@ void sdp_twin_open(int fd, struct sdp_sock *s);
 
 /* Register the twin wherever the socket is registered. */
 void sdp_twin_register(struct sdp_sock *s);
+void sdp_twin_moved(struct sdp_sock *s, int nfd);
 
 /* Under "both", the SDP connect failed: TCP instead, to s->peer.  Returns
  * 0, -EINPROGRESS or the connect's error; without @wait the connect does
