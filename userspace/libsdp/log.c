@@ -107,8 +107,11 @@ static int sdp_log_open(const char *path)
 {
 	int fd, hi;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		  0644);
+	/* not through a link another user planted; readable by us alone:
+	 * it may name the program's peers
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+		  O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
 	if (fd > STDERR_FILENO)

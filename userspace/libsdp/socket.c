@@ -60,6 +60,33 @@ static int sdp_fail(int err)
 	return -1;
 }
 
+/* How long getsockopt(SO_ERROR) looks for the outcome of a TCP connect
+ * libsdp has just fallen back to: a handshake on a LAN, not its timeout.
+ */
+#define SDP_FALLBACK_PEEK_MS	1000
+
+/* poll() one descriptor for up to @ms, through signals. */
+static void sdp_poll_for(struct pollfd *p, int ms)
+{
+	struct timespec end, now;
+	long left = ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (sdp_real.poll(p, 1, left) < 0 && errno == EINTR) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000L +
+		       (end.tv_nsec - now.tv_nsec) / 1000000L;
+		if (left <= 0)
+			break;
+	}
+}
+
 SDP_EXPORT int socket(int domain, int type, int protocol)
 {
 	int fd;
@@ -800,13 +827,14 @@ SDP_EXPORT int getsockopt(int fd, int level, int name, void *val,
 		if (s && s->state == SDP_SOCK_BOTH_CONNECT &&
 		    sdp_connect_check(fd, s) == SDP_CHECK_FELL_BACK) {
 			/* the program asks without waiting (no poll, no
-			 * epoll): it gets the TCP connect's outcome
+			 * epoll): it gets the TCP connect's outcome if it
+			 * comes within SDP_FALLBACK_PEEK_MS, else 0 (in
+			 * progress), as TCP's SO_ERROR never waits
 			 */
 			struct pollfd p = { .fd = fd, .events = POLLOUT };
 
 			sdp_unlock();
-			while (sdp_real.poll(&p, 1, -1) < 0 && errno == EINTR)
-				;
+			sdp_poll_for(&p, SDP_FALLBACK_PEEK_MS);
 			sdp_lock();
 			s = sdp_sock_get(fd);	/* closed meanwhile? */
 		}

@@ -277,7 +277,10 @@ static int sdp_select_core(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			return -1;
 		}
 	}
-	for (fd = 0, i = 0; fd < nfds; fd++) {
+	/* the sets may change meanwhile (another thread): never more than
+	 * the n counted
+	 */
+	for (fd = 0, i = 0; fd < nfds && i < n; fd++) {
 		short ev = (sdp_fds_isset(r, fd) ? POLLIN : 0) |
 			   (sdp_fds_isset(w, fd) ? POLLOUT : 0) |
 			   (sdp_fds_isset(e, fd) ? POLLPRI : 0);
@@ -285,6 +288,7 @@ static int sdp_select_core(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		if (ev)
 			p[i++] = (struct pollfd){ .fd = fd, .events = ev };
 	}
+	n = i;
 	ret = sdp_poll_core(p, n, tmo, mask);
 	if (ret < 0)
 		goto out;
@@ -359,6 +363,27 @@ SDP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 	return sdp_select_core(nfds, r, w, e, tmo, mask);
 }
 
+/* Would the program's own data look like libsdp's marks? */
+static bool sdp_epoll_data_marked(int op, const struct epoll_event *ev)
+{
+	return (op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && ev &&
+	       (ev->data.u64 & SDP_MARK_MASK) == SDP_MARK;
+}
+
+/* Under the lock: track @fd, which is not a socket libsdp follows, for
+ * the one reason that its epoll data looks like a mark: it gets a mark
+ * of its own, and epoll_wait() gives the data back exactly.  It stays
+ * what it is (SDP_SOCK_TCP: no rule applies) and is forgotten at close.
+ */
+static struct sdp_sock *sdp_epoll_escape(int fd)
+{
+	struct sdp_sock *s = sdp_sock_track(fd, AF_UNSPEC);
+
+	if (s)
+		sdp_sock_set_state(s, SDP_SOCK_TCP);
+	return s;
+}
+
 SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	struct epoll_event mev;
@@ -367,10 +392,12 @@ SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	int ret = -1, err = 0;
 
 	sdp_init();
-	if (!sdp_fd_tracked(fd))
+	if (!sdp_fd_tracked(fd) && !sdp_epoll_data_marked(op, ev))
 		return sdp_real.epoll_ctl(epfd, op, fd, ev);
 	sdp_lock();
 	s = sdp_sock_get(fd);
+	if (!s && sdp_epoll_data_marked(op, ev))
+		s = sdp_epoll_escape(fd);
 	if (!s || (op != EPOLL_CTL_DEL && !ev)) {
 		sdp_unlock();
 		return sdp_real.epoll_ctl(epfd, op, fd, ev);
