@@ -76,4 +76,38 @@ check_eq "the good line after it applies (sdp: no SDP here)" \
 	"connect: EAFNOSUPPORT" "$out"
 out=$(LIBSDP_LOG_LEVEL=1 with_libsdp /tmp/host-bad.conf true)
 check_eq "nothing on the program's stdout, even logging everything" "" "$out"
+
+# the log file: never through a link another user planted, ours alone
+rm -f /tmp/host-log /tmp/host-log-target /tmp/host-log-link
+ln -s /tmp/host-log-target /tmp/host-log-link
+printf 'log destination file /tmp/host-log-link min-level 1\nuse tcp client * *:*\n' \
+	>/tmp/host-loglink.conf
+with_libsdp /tmp/host-loglink.conf sdp_app client 127.0.0.1 1 block &>/dev/null
+check "a log file that is a symbolic link is not followed" \
+	test ! -e /tmp/host-log-target
+printf 'log destination file /tmp/host-log min-level 1\nuse tcp client * *:*\n' \
+	>/tmp/host-logmode.conf
+(umask 022; with_libsdp /tmp/host-logmode.conf sdp_app client 127.0.0.1 1 block &>/dev/null)
+check_eq "a new log file is readable by its owner alone" 600 \
+	"$(stat -c %a /tmp/host-log 2>/dev/null)"
+rm -f /tmp/host-log /tmp/host-log-link
+
+# what any program may do, with libsdp as without (the old library: an
+# abort, a deadlock SIGTERM cannot end, an event lost or mistranslated)
+safe() {
+	with_libsdp /tmp/host-both.conf timeout -s KILL 30 \
+		sdp_libsafe "$1" 127.0.0.1 $((20000 + RANDOM % 20000)) 2>&1
+}
+out=$(safe sigclose)
+check "close() in a signal handler that interrupts malloc() ($out)" \
+	grep -q '^closes in the handler: ok' <<<"$out"
+out=$(safe forksig)
+check "close() in a signal handler during fork() ($out)" \
+	grep -q '^forks: ok' <<<"$out"
+out=$(safe vfork)
+check_eq "a vfork() child's close() leaves the parent's socket alone" \
+	"epoll after the vfork child's close: 1 event, data 42" "$out"
+out=$(safe epolldata | paste -sd' ')
+check_eq "epoll data that looks like libsdp's own comes back as it was" \
+	"event data 0x5d5d000000000001 event data 0x7 events: 2" "$out"
 finish

@@ -12,7 +12,10 @@
 #  - "both" to 127.0.0.1 (no RDMA device there): TCP;
 #  - rules by port range and prefix pick SDP or TCP as written;
 #  - 50 threads creating and connecting sockets at once;
-#  - select() beyond FD_SETSIZE while libsdp watches a "both" listener;
+#  - select() beyond FD_SETSIZE while libsdp watches a "both" listener,
+#    and over sets another thread changes meanwhile;
+#  - a "both" listener's twin: its number taken by dup2() or closed by
+#    the program, which never opened it, and SDP clients still served;
 #  - a socket closed by fclose(), close_range() or closefrom(): its twin
 #    goes with it and the number is a new socket's;
 #  - without ib_sdp: "sdp" fails with EAFNOSUPPORT, "both" uses TCP.
@@ -171,6 +174,28 @@ if one_port "the both listener's twin"; then
 			grep -q "^$how: after: 0 SDP listening, UDP socket .* bind success, SOCK_DGRAM" <<<"$out"
 	done
 fi
+
+# the twin's number is libsdp's: the program may take it (dup2()) or
+# close it (EBADF, a number it never opened), and SDP clients still come
+if one_port "the both listener's twin number"; then
+	with_libsdp $both_conf sdp_libsafe twin "$addr" 7483 >/tmp/twin.out 2>&1 &
+	tw=$!
+	wait_for grep -q "^ready 1" /tmp/twin.out
+	out=$(with_libsdp $sdp_conf sdp_app client "$addr" 7483 block 2>&1)
+	check_eq "an SDP client after dup2() onto the twin's number" ok "$out"
+	wait_for grep -q "^ready 2" /tmp/twin.out
+	out=$(with_libsdp $sdp_conf sdp_app client "$addr" 7483 block 2>&1)
+	check_eq "an SDP client after close() of the twin's number" ok "$out"
+	wait $tw
+	want="twin: found|dup2 onto it: ok|the pipe at that number: ok|ready 1"
+	want+="|accept after dup2: ok|the pipe still: ok|twin again: found"
+	want+="|close of it: EBADF|ready 2|accept after close: ok"
+	check_eq "the program's view of the twin's number" "$want" \
+		"$(paste -sd'|' /tmp/twin.out)"
+fi
+out=$(with_libsdp $both_conf timeout -s KILL 30 sdp_libsafe selectrace "$addr" 7484 2>&1)
+check "select() over sets another thread changes ($out)" \
+	grep -q "^select with sets changing: survived" <<<"$out"
 
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean	# unloads ib_sdp
