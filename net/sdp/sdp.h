@@ -521,6 +521,15 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 	return container_of(sk, struct sdp_sock, sk);
 }
 
+/* What a function's comment means by "@ssk: the socket, locked", checked
+ * by lockdep: owned (lock_sock()), or its spinlock held by a completion
+ * that found no owner.
+ */
+static inline void sdp_assert_locked(const struct sdp_sock *ssk)
+{
+	sock_owned_by_me(&ssk->sk);
+}
+
 /* The receive ring: rx_size buffers the peer gets credits for, and
  * SDP_CTRL_BUFS more that only control messages fill.
  */

@@ -156,6 +156,8 @@ void sdp_close_if_done(struct sdp_sock *ssk)
 {
 	struct sock *sk = &ssk->sk;
 
+	sdp_assert_locked(ssk);
+
 	if (!test_bit(SDP_F_DISCONN_DONE, &ssk->flags) ||
 	    !test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
 	    ssk->zc_src_count || ssk->conn->zc_rx_count ||
@@ -271,6 +273,7 @@ static void sdp_teardown_work(struct work_struct *work)
  */
 void sdp_conn_queue_teardown(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	if (!test_bit(SDP_F_CONN, &ssk->flags) ||
 	    __test_and_set_bit(SDP_F_TEARDOWN, &ssk->flags))
 		return;
@@ -299,6 +302,7 @@ int sdp_reset_errno(const struct sock *sk)
  */
 void sdp_flushed(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	if (test_bit(SDP_F_TEARDOWN, &ssk->flags) ||
 	    !test_bit(SDP_F_WAS_CONNECTED, &ssk->flags))
 		return;
@@ -326,6 +330,8 @@ void sdp_flushed(struct sdp_sock *ssk)
 void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort)
 {
 	struct sock *sk = &ssk->sk;
+
+	sdp_assert_locked(ssk);
 
 	if (!test_bit(SDP_F_RESET, &ssk->flags) &&
 	    sk->sk_state != TCP_CLOSE)

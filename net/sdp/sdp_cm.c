@@ -49,6 +49,8 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 {
 	struct rdma_cm_id *id = ssk->cm_id;
 
+	sdp_assert_locked(ssk);
+
 	if (!id || test_bit(SDP_F_LOCAL_CONN, &ssk->flags))
 		return;
 	/* bound to an address no RDMA device has: the id holds a wildcard */
@@ -468,6 +470,8 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 {
 	struct sockaddr_storage any = { .ss_family = addr->ss_family };
 	int err;
+
+	sdp_assert_locked(ssk);
 
 	/* a listener's port, which rdma_cm does not know of if only local
 	 * connections come to it (sdp_local_bind_check())

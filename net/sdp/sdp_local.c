@@ -201,6 +201,8 @@ int sdp_local_bind_check(struct sdp_sock *ssk,
 {
 	bool taken;
 
+	sdp_assert_locked(ssk);
+
 	spin_lock(&sdp_local_lock);
 	taken = sdp_local_taken(sock_net(&ssk->sk), ssk, addr, ssk->v6only);
 	spin_unlock(&sdp_local_lock);
@@ -218,6 +220,8 @@ int sdp_local_bind_check(struct sdp_sock *ssk,
 int sdp_local_listen(struct sdp_sock *ssk)
 {
 	int err = 0;
+
+	sdp_assert_locked(ssk);
 
 	/* bound where only local connections come, it listens for them
 	 * whatever sdp_local says now
@@ -430,6 +434,8 @@ int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	struct sock *ls;
 	int err;
 
+	sdp_assert_locked(ssk);
+
 	err = sdp_local_autobind(ssk, dst);
 	if (err)
 		return err;
@@ -535,6 +541,8 @@ struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk)
 {
 	struct sdp_local_link *link = ssk->conn->link;
 	struct sdp_sock *peer;
+
+	sdp_assert_locked(ssk);
 
 	spin_lock(&link->lock);
 	peer = link->end[!ssk->conn->side].ssk;

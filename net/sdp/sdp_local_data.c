@@ -124,6 +124,8 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	bool fin, rst, acked;
 	size_t sink_n = 0;
 
+	sdp_assert_locked(ssk);
+
 	if (!link)
 		return;
 	spin_lock(&link->lock);
@@ -256,6 +258,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
  */
 void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	sdp_assert_locked(ssk);
 	sdp_local_window(ssk, sdp_local_truesize(buf));
 	sdp_local_buf_free(ssk, buf);
 }
@@ -342,6 +345,8 @@ void sdp_local_flush(struct sdp_sock *ssk, bool push)
 {
 	struct sdp_conn *conn = ssk->conn;
 	bool acked;
+
+	sdp_assert_locked(ssk);
 
 	if (!sdp_conn_usable(ssk) || conn->local_applying)
 		return;
@@ -495,6 +500,8 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	size_t n, c;
 	long room;
 	int err;
+
+	sdp_assert_locked(ssk);
 
 	while (msg_data_left(msg)) {
 		err = -EPIPE;

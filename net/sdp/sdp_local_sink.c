@@ -46,6 +46,8 @@ void sdp_local_sink_account(struct sdp_sock *ssk, size_t n)
 	struct sock *sk = &ssk->sk;
 	struct net *net = sock_net(sk);
 
+	sdp_assert_locked(ssk);
+
 	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + n);
 	WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + n);
 	SDP_INC_STATS(net, SDP_MIB_RX_DATA);
@@ -163,6 +165,8 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	size_t n;
 	bool busy;
 
+	sdp_assert_locked(ssk);
+
 	if (!sdp_local_sink_want(ssk, msg, len, flags, *timeo))
 		return -EOPNOTSUPP;
 	sink = sdp_local_sink_pin(&msg->msg_iter);
@@ -272,6 +276,8 @@ size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 	struct sdp_local_sink *sink;
 	struct sdp_sock *peer;
 	size_t n;
+
+	sdp_assert_locked(ssk);
 
 	spin_lock(&link->lock);
 	sink = other->sink;

@@ -181,6 +181,7 @@ fail:
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		  enum dma_data_direction dir, bool grow)
 {
+	sdp_assert_locked(ssk);
 	/* a cgroup at its limit refuses it rather than OOM-kill for it */
 	return __sdp_buf_alloc(ssk, buf, size, dir, grow,
 			       GFP_KERNEL | __GFP_NORETRY);
@@ -304,6 +305,8 @@ struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk)
 	struct sdp_buf *buf;
 	gfp_t gfp;
 
+	sdp_assert_locked(ssk);
+
 	if (!sdp_tx_buf_avail(ssk))
 		return NULL;
 	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
@@ -345,6 +348,8 @@ bool sdp_tx_buf_ready(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
 
+	sdp_assert_locked(ssk);
+
 	buf = list_first_entry_or_null(&conn->tx_free, struct sdp_buf, list);
 	return (buf && buf->data) || sdp_tx_empty(conn);
 }
@@ -383,6 +388,8 @@ void sdp_tx_bufs_unmap(struct sdp_sock *ssk)
 	struct list_head *lists[] = { &conn->tx_free, &conn->tx_queue };
 	struct sdp_buf *buf;
 	int i;
+
+	sdp_assert_locked(ssk);
 
 	for (i = 0; i < ARRAY_SIZE(lists); i++)
 		list_for_each_entry(buf, lists[i], list) {
@@ -447,6 +454,7 @@ static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
  */
 bool sdp_rx_ack_due(const struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	return ssk->conn->rx_ack_owed && sdp_rx_posted_fit(ssk, ssk->conn->rcv_size);
 }
 
@@ -472,6 +480,8 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 	struct sdp_conn *conn = ssk->conn;
 	struct net *net = sock_net(&ssk->sk);
 	u32 max = sdp_rcv_size_max(ssk);
+
+	sdp_assert_locked(ssk);
 
 	/* only a growth is bounded by our maximum, and never below what
 	 * we post: the source's messages may be that large already.  A
@@ -512,6 +522,8 @@ void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size)
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	u32 size = ssk->conn->rcv_size;
+
+	sdp_assert_locked(ssk);
 
 	if (likely(buf->size == size))
 		return sdp_post_recv(ssk, buf);
@@ -568,6 +580,8 @@ void sdp_tx_want_grow(struct sdp_sock *ssk)
 	u32 want = clamp_t(u32, READ_ONCE(rcvbuf_max_size), SDP_MIN_BUF_SIZE,
 			   SDP_MAX_BUF_SIZE);
 
+	sdp_assert_locked(ssk);
+
 	if (!(conn->peer_caps & SDP_CAP_RESIZE) || conn->tx_req ||
 	    conn->tx_msg_max >= want ||
 	    time_before(jiffies, conn->tx_req_next))
@@ -609,6 +623,8 @@ int sdp_tx_ping(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 
+	sdp_assert_locked(ssk);
+
 	if (!(conn->peer_caps & SDP_CAP_RESIZE))
 		return -EOPNOTSUPP;
 	if (conn->tx_req)
@@ -630,6 +646,8 @@ int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size)
 {
 	struct sdp_conn *conn = ssk->conn;
 	u32 req = conn->tx_req;
+
+	sdp_assert_locked(ssk);
 
 	if (!req || conn->tx_req_send)
 		return -EPROTO;

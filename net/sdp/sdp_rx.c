@@ -71,6 +71,8 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 	s32 peer = sdp_peer_credits(ssk);
 	s32 more = (s32)sdp_rx_adv(ssk) - peer;
 
+	sdp_assert_locked(ssk);
+
 	if (more < 2)
 		return false;
 	if (peer <= 2)
@@ -226,6 +228,7 @@ void sdp_rx_purge(struct sdp_sock *ssk)
  */
 void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	sdp_assert_locked(ssk);
 	switch (buf->kind) {
 	case SDP_BUF_BOUNCE:
 		ssk->conn->zc_bounce -= buf->len;
@@ -390,6 +393,8 @@ void sdp_rx_early(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf;
+
+	sdp_assert_locked(ssk);
 
 	while (!list_empty(&conn->rx_early) &&
 	       !test_bit(SDP_F_RESET, &ssk->flags)) {

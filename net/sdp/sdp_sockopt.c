@@ -42,6 +42,8 @@ void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	u8 tos = ssk->v6 ? ssk->tclass : ssk->tos;
 
+	sdp_assert_locked(ssk);
+
 	if (tos)
 		rdma_set_service_type(id, tos);
 	if (sdp_is_v6_family(&ssk->sk))

@@ -74,6 +74,7 @@ void sdp_timer_reset(struct sdp_sock *ssk, int bit,
 static int sdp_timer_cancel(struct sdp_sock *ssk, int bit,
 			    struct delayed_work *w)
 {
+	sdp_assert_locked(ssk);
 	if (test_bit(bit, &ssk->flags) && cancel_delayed_work(w)) {
 		__clear_bit(bit, &ssk->flags);
 		return 1;
@@ -99,6 +100,7 @@ bool sdp_timer_claim(struct sdp_sock *ssk, int bit)
  */
 int sdp_timers_cancel(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	return sdp_timer_cancel(ssk, SDP_F_FIN_TIMER, &ssk->fin_work) +
 	       sdp_timer_cancel(ssk, SDP_F_CORK_TIMER, &ssk->cork_work) +
 	       sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work) +
@@ -295,6 +297,8 @@ void sdp_ka_reset(struct sdp_sock *ssk, bool on)
 	unsigned long elapsed = jiffies - ssk->conn->st.last_recv;
 	int put;
 
+	sdp_assert_locked(ssk);
+
 	if (!on || !sdp_conn_usable(ssk) ||
 	    !test_bit(SDP_F_WAS_CONNECTED, &ssk->flags)) {
 		put = sdp_timer_cancel(ssk, SDP_F_KA_TIMER, &ssk->ka_work);
@@ -367,6 +371,8 @@ static unsigned long sdp_stall_check(struct sdp_sock *ssk)
 	unsigned long now = jiffies, next = 0, limit, age;
 	u32 ut = ssk->user_timeout;
 
+	sdp_assert_locked(ssk);
+
 	if (conn->tx_wrs) {
 		limit = ut ? msecs_to_jiffies(ut) :
 			sdp_retries2_timeout(sock_net(&ssk->sk));
@@ -424,6 +430,8 @@ void sdp_stall_arm(struct sdp_sock *ssk)
 			      msecs_to_jiffies(ssk->user_timeout) :
 			      sdp_retries2_timeout(sock_net(&ssk->sk));
 
+	sdp_assert_locked(ssk);
+
 	if (sdp_conn_usable(ssk))
 		sdp_timer_arm(ssk, SDP_F_TX_TIMER, &ssk->tx_work, delay);
 }
@@ -434,6 +442,7 @@ void sdp_stall_arm(struct sdp_sock *ssk)
  */
 void sdp_stall_recheck(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	if (sdp_conn_usable(ssk))
 		sdp_timer_reset(ssk, SDP_F_TX_TIMER, &ssk->tx_work, 0);
 }
@@ -447,6 +456,7 @@ void sdp_stall_recheck(struct sdp_sock *ssk)
  */
 void sdp_win_wait(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	if (__test_and_set_bit(SDP_F_WIN_STALL, &ssk->flags))
 		return;
 	ssk->conn->tx_win_stamp = jiffies;

@@ -120,6 +120,8 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	struct sdp_buf *buf;
 	int err;
 
+	sdp_assert_locked(ssk);
+
 	if (!sdp_conn_usable(ssk))
 		return -ENOTCONN;
 	if (list_empty(&conn->ctrl_free) ||
@@ -353,6 +355,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
  */
 void sdp_tx_flush(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	__sdp_tx_flush(ssk, false);
 }
 
@@ -362,6 +365,7 @@ void sdp_tx_flush(struct sdp_sock *ssk)
  */
 void sdp_tx_push(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	__sdp_tx_flush(ssk, true);
 }
 
@@ -383,6 +387,8 @@ void sdp_rdma_flush(struct sdp_sock *ssk, bool push)
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct net *net = sock_net(&ssk->sk);
+
+	sdp_assert_locked(ssk);
 
 	switch (buf->status) {
 	case IB_WC_SUCCESS:
@@ -654,6 +660,8 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	struct sdp_buf *buf;
 	bool sink_ok;
 	int err;
+
+	sdp_assert_locked(ssk);
 
 	sdp_zc_page_flush(ssk);	/* sendfile()'s pages go first */
 	/* A blocking ZCopy send waits for its peer; without time, copy -

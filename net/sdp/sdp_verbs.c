@@ -47,6 +47,7 @@
  */
 void sdp_sq_posted(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	if (!ssk->conn->tx_wrs++) {
 		ssk->conn->tx_wr_stamp = jiffies;
 		sdp_stall_arm(ssk);
@@ -242,6 +243,7 @@ static void sdp_conn_free(struct kref *ref)
  */
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	kref_get(&ssk->conn->ref);
 	return ssk->conn;
 }
@@ -259,6 +261,7 @@ void sdp_conn_put(struct sdp_conn *conn)
  */
 void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn)
 {
+	sdp_assert_locked(ssk);
 	sdp_conn_put(ssk->conn);
 	ssk->conn = conn;
 	/* a new stream */
@@ -508,6 +511,8 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	int err;
 	u32 i;
 
+	sdp_assert_locked(ssk);
+
 	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
 		return -EBUSY;
 	conn = sdp_conn_alloc(ssk);	/* a fresh one, all zero */
@@ -644,6 +649,8 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	};
 	int err;
 
+	sdp_assert_locked(ssk);
+
 	h->mid = buf->mid;
 	h->flags = buf->flags;
 	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
@@ -708,6 +715,8 @@ int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf)
 	};
 	int err;
 
+	sdp_assert_locked(ssk);
+
 	err = sdp_qp_post_send(conn->qp, &wr.wr, NULL);
 	if (!err)
 		sdp_sq_posted(ssk);
@@ -725,6 +734,8 @@ int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf)
 void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	struct sdp_conn *conn = ssk->conn;
+
+	sdp_assert_locked(ssk);
 
 	rdma_destroy_qp(id);
 	conn->qp = NULL;

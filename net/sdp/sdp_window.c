@@ -157,6 +157,8 @@ u32 sdp_rx_room(const struct sdp_sock *ssk)
 {
 	u32 used = sdp_rx_used(ssk), budget = sdp_rcv_budget(ssk);
 
+	sdp_assert_locked(ssk);
+
 	return used < budget ? budget - used : 0;
 }
 
@@ -171,6 +173,7 @@ u32 sdp_rx_room(const struct sdp_sock *ssk)
  */
 bool sdp_rx_ahead_room(struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	return sdp_rx_room(ssk) > 0 || ssk->conn->zc_bounce < SDP_ZC_CHUNK;
 }
 
@@ -211,6 +214,8 @@ static void sdp_rx_spill_later(struct sdp_sock *ssk)
 void sdp_rx_held_add(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
+
+	sdp_assert_locked(ssk);
 
 	conn->rx_held++;
 	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk))
@@ -302,6 +307,8 @@ void sdp_rx_spill(struct sdp_sock *ssk)
 	struct sdp_buf *buf, *tmp;
 	bool spilled = false;
 
+	sdp_assert_locked(ssk);
+
 	conn->rx_spill_kick = false;
 	if (!sdp_rx_spill_due(ssk))
 		return;
@@ -346,6 +353,8 @@ void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
 void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct sdp_conn *conn = ssk->conn;
+
+	sdp_assert_locked(ssk);
 
 	sdp_rx_spill_free(ssk, conn, buf);
 	/* room again: for more of the ring, if the reader goes away */

@@ -91,6 +91,7 @@ static u64 sdp_zca_moved(const struct sdp_sock *ssk,
  */
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk)
 {
+	sdp_assert_locked(ssk);
 	return READ_ONCE(sdp_zcopy_adapt) && !ssk->zc_thresh_set;
 }
 
@@ -156,6 +157,8 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 	struct sdp_zc_adapt *a;
 	unsigned int cls = sdp_zca_class(size);
 	bool way, cont;
+
+	sdp_assert_locked(ssk);
 
 	if (!zc)
 		return true;
@@ -234,6 +237,8 @@ bool sdp_zc_adapt_probing(const struct sdp_sock *ssk)
 {
 	const struct sdp_zc *zc = ssk->conn->zc;
 
+	sdp_assert_locked(ssk);
+
 	return zc && zc->adapt.run_on && !zc->adapt.run_zc &&
 	       zc->adapt.run_probe;
 }
@@ -251,6 +256,8 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 	struct sdp_zc_adapt *a;
 	bool stale;
 	u64 now, moved;
+
+	sdp_assert_locked(ssk);
 
 	if (!zc_state)
 		return;

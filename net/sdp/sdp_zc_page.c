@@ -55,6 +55,8 @@ void sdp_zc_page_flush(struct sdp_sock *ssk)
 	struct sdp_zc_reg *reg;
 	struct sdp_buf *buf;
 
+	sdp_assert_locked(ssk);
+
 	if (!zc || !zc->pend)
 		return;
 	reg = zc->pend;

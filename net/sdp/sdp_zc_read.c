@@ -224,6 +224,8 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 	struct sdp_conn *conn = ssk->conn;
 	int got;
 
+	sdp_assert_locked(ssk);
+
 	if (conn->zc && conn->zc->fetching)	/* read-ahead or another reader */
 		return sdp_zc_await_fetcher(ssk);
 	if ((flags & MSG_TRUNC) && !(flags & MSG_PEEK)) {
@@ -265,6 +267,8 @@ int sdp_zc_recv(struct sdp_sock *ssk, struct sdp_buf *adv, struct msghdr *msg,
 int sdp_zc_quiesce(struct sdp_sock *ssk)
 {
 	int err = 0;
+
+	sdp_assert_locked(ssk);
 
 	while (!err && ssk->conn->zc && ssk->conn->zc->fetching)
 		err = sdp_zc_await_fetcher(ssk);

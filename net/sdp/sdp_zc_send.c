@@ -40,6 +40,8 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 {
 	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
 
+	sdp_assert_locked(ssk);
+
 	if (!thresh || !(ssk->conn->peer_caps & SDP_CAP_SRC_AVAIL) ||
 	    !ssk->conn->peer_adverts || (flags & MSG_OOB) ||
 	    !(iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)))
@@ -82,6 +84,8 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	struct sdp_buf *buf;
 	ssize_t n;
 
+	sdp_assert_locked(ssk);
+
 	zc = sdp_zc_get(ssk);
 	if (!zc || sdp_zc_mrs(ssk, zc))
 		return -ENOBUFS;
@@ -122,6 +126,8 @@ void sdp_zc_src_queue(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_avail_hdr *a;
 
+	sdp_assert_locked(ssk);
+
 	buf->mid = SDP_MID_SRC_AVAIL;
 	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh) + sizeof(*a);
@@ -151,6 +157,8 @@ int sdp_zc_wait_room(struct sdp_sock *ssk, long *timeo,
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &ssk->sk;
+
+	sdp_assert_locked(ssk);
 
 	if (!*timeo)
 		return -EAGAIN;
@@ -191,6 +199,8 @@ int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo)
 	struct sock *sk = &ssk->sk;
 	long grace = SDP_ZC_CANCEL_TIMEOUT;
 	int err = 0;
+
+	sdp_assert_locked(ssk);
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (ssk->zc_src_count && sdp_conn_usable(ssk)) {

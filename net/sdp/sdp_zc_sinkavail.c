@@ -50,6 +50,8 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	struct sdp_conn *conn = ssk->conn;
 	u32 thresh = READ_ONCE(ssk->zcopy_thresh);
 
+	sdp_assert_locked(ssk);
+
 	return thresh && timeo && len >= thresh &&
 	       !(flags & (MSG_PEEK | MSG_TRUNC | MSG_OOB)) &&
 	       (conn->peer_caps & SDP_CAP_SINK_AVAIL) &&
@@ -246,6 +248,8 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	struct sdp_zc *zc;
 	u32 wrote;
 	ssize_t n;
+
+	sdp_assert_locked(ssk);
 
 	zc = sdp_zc_get(ssk);
 	if (!zc || sdp_zc_mrs(ssk, zc))
@@ -492,6 +496,8 @@ ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg)
 	u32 len, pos = 0, good = 0;
 	bool stop = false, last;
 	int posted, n;
+
+	sdp_assert_locked(ssk);
 
 	if (!zc)
 		return -ENOMEM;

@@ -132,6 +132,8 @@ void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
 {
 	struct sock *sk = &ssk->sk;
 
+	sdp_assert_locked(ssk);
+
 	release_sock(sk);
 	if (!(current->flags & PF_KTHREAD) &&
 	    wait_event_killable(ssk->zc_wait, done(ssk, arg)) &&
@@ -307,6 +309,8 @@ int sdp_zc_reg_map(struct sdp_sock *ssk, struct sdp_zc *zc,
 	struct ib_reg_wr rwr = {};
 	int err = -ENOMEM;
 
+	sdp_assert_locked(ssk);
+
 	reg->nents = ib_dma_map_sg(dev, reg->sg, reg->npages, dir);
 	if (!reg->nents)
 		return err;
@@ -424,6 +428,8 @@ void sdp_zc_revoke(struct sdp_sock *ssk)
 {
 	struct sdp_zc_reg *reg, *tmp;
 	struct sdp_zc *zc = ssk->conn->zc;
+
+	sdp_assert_locked(ssk);
 
 	if (!zc)
 		return;
@@ -602,6 +608,8 @@ int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 	ssize_t n;
 	int ret;
 
+	sdp_assert_locked(ssk);
+
 	rw->bounce = NULL;
 	rw->npages = 0;
 	rw->len = 0;
@@ -654,6 +662,8 @@ bool sdp_zc_peer_busy(struct sdp_sock *ssk)
 {
 	struct sdp_zc *zc = ssk->conn->zc;
 
+	sdp_assert_locked(ssk);
+
 	return zc && (!sdp_zc_rw_idle(ssk, zc->rd) ||
 		      zc->sink_state != SDP_ZC_SINK_NONE);
 }
@@ -686,6 +696,8 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_zc *zc = conn->zc;
 	int i;
+
+	sdp_assert_locked(ssk);
 
 	if (!zc)
 		return;
