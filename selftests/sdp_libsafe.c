@@ -28,7 +28,7 @@
  *	socket made before; prints how many closes.
  *   sdp_libsafe selectrace ADDR PORT
  *	under a "both" rule: a listener (libsdp watches select() for it),
- *	then for 2 s select() over sets another thread keeps filling and
+ *	then for 3 s select() over sets another thread keeps filling and
  *	emptying; prints "survived".
  */
 #define _GNU_SOURCE
@@ -338,19 +338,28 @@ static int run_sigclose(void)
 static fd_set shared;
 static volatile bool stop;
 
+/* Empty for a while, then full for a while: a select() that counts an
+ * empty set and fills its array from a full one.
+ */
 static void *flipper(void *arg)
 {
+	volatile int k;
+
 	(void)arg;
 	while (!stop) {
-		memset(&shared, 0xff, sizeof(shared));
 		memset(&shared, 0, sizeof(shared));
+		for (k = 0; k < 2000; k++)
+			;
+		memset(&shared, 0xff, sizeof(shared));
+		for (k = 0; k < 2000; k++)
+			;
 	}
 	return NULL;
 }
 
 static int run_selectrace(void)
 {
-	double end = now() + 2;
+	double end = now() + 3;
 	struct timeval tv;
 	pthread_t t;
 	long rounds = 0;
