@@ -3,8 +3,10 @@
  * ib_sdp: the local transport's data path.
  *
  * A sender copies its bytes into a message (struct sdp_buf, kind
- * SDP_BUF_LOCAL, at most SDP_LOCAL_CHUNK bytes), charged to the receiving
- * socket's memory cgroup and counted in BufferBytes, and puts it in the
+ * SDP_BUF_LOCAL, at most SDP_LOCAL_CHUNK bytes), charged to the memory
+ * cgroup of whoever pays for it (sdp_local_payer(): the receiver within
+ * its receive buffer, else the sender) and counted in BufferBytes, and
+ * puts it in the
  * peer's inbox (struct sdp_local_end); then it kicks the peer, which
  * applies its inbox (sdp_local_apply()) at once or, if its owner holds
  * the socket, when the owner releases it.  Applied, the messages join the
