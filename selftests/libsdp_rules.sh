@@ -16,6 +16,8 @@
 #    and over sets another thread changes meanwhile;
 #  - a "both" listener's twin: its number taken by dup2() or closed by
 #    the program, which never opened it, and SDP clients still served;
+#  - getsockopt(SO_ERROR) of a "both" connect gone over to a TCP connect
+#    whose SYNs go unanswered answers at once, as TCP's;
 #  - a socket closed by fclose(), close_range() or closefrom(): its twin
 #    goes with it and the number is a new socket's;
 #  - without ib_sdp: "sdp" fails with EAFNOSUPPORT, "both" uses TCP.
@@ -193,6 +195,22 @@ if one_port "the both listener's twin number"; then
 	check_eq "the program's view of the twin's number" "$want" \
 		"$(paste -sd'|' /tmp/twin.out)"
 fi
+# SO_ERROR of a "both" connect that falls back to a TCP connect whose
+# SYNs go unanswered (a listener with a full queue): TCP's answer, at once
+python3 -c '
+import socket, sys, time
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((sys.argv[1], 7485)); l.listen(0)
+cs = []
+for i in range(4):
+    c = socket.socket(); c.setblocking(False); c.connect_ex((sys.argv[1], 7485)); cs.append(c)
+time.sleep(1); print("full", flush=True); time.sleep(60)' "$addr" >/tmp/full.out 2>&1 &
+full=$!
+wait_for grep -q full /tmp/full.out
+out=$(with_libsdp $both_conf timeout -s KILL 30 sdp_libsafe soerror "$addr" 7485 2>&1)
+check_eq "SO_ERROR of a both connect gone over to a stalled TCP connect" \
+	"SO_ERROR: success, at once" "$out"
+kill $full
 out=$(with_libsdp $both_conf timeout -s KILL 30 sdp_libsafe selectrace "$addr" 7484 2>&1)
 check "select() over sets another thread changes ($out)" \
 	grep -q "^select with sets changing: survived" <<<"$out"

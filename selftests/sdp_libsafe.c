@@ -26,6 +26,11 @@
  *   sdp_libsafe sigclose ADDR PORT
  *	for 3 s: malloc()/free() while a 100 us timer's handler closes a
  *	socket made before; prints how many closes.
+ *   sdp_libsafe soerror ADDR PORT
+ *	under a "both" rule, to a TCP listener on ADDR:PORT whose queue is
+ *	full (its SYNs go unanswered): a non-blocking connect(), 0.5 s, then
+ *	getsockopt(SO_ERROR): prints its answer and whether it came within
+ *	3 s (TCP's never waits).
  *   sdp_libsafe selectrace ADDR PORT
  *	under a "both" rule: a listener (libsdp watches select() for it),
  *	then for 3 s select() over sets another thread keeps filling and
@@ -379,6 +384,28 @@ static int run_selectrace(void)
 	return 0;
 }
 
+static int run_soerror(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err = -1;
+	socklen_t len = sizeof(err);
+	double t;
+
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    errno != EINPROGRESS) {
+		printf("connect: %s\n", errname(errno));
+		return 1;
+	}
+	usleep(500000);
+	t = now();
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		err = errno;
+	t = now() - t;
+	printf("SO_ERROR: %s, %s\n", errname(err),
+	       t < 3 ? "at once" : "after waiting");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -388,6 +415,7 @@ int main(int argc, char **argv)
 		{ "twin", run_twin }, { "vfork", run_vfork },
 		{ "epolldata", run_epolldata }, { "forksig", run_forksig },
 		{ "sigclose", run_sigclose }, { "selectrace", run_selectrace },
+		{ "soerror", run_soerror },
 	};
 	size_t i;
 
