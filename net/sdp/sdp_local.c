@@ -35,7 +35,9 @@
  * inbox and then takes the peer's socket spinlock (sdp_local_kick()), and
  * nothing done while applying an inbox sends to the other end: a reset
  * goes from the teardown work.  connect() takes the listener's lock with
- * the client's held, never the other way round.
+ * the client's held, never the other way round, and the new child's
+ * under both: lockdep sees the three as subclasses of one class
+ * (SDP_NEST_*).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +51,15 @@
 #include "sdp_local.h"
 
 static DEFINE_SPINLOCK(sdp_local_lock);
+
+/* lockdep subclasses of the socket lock while a client connects: the
+ * client's (0), the listener's under it, the child's under both.
+ */
+enum {
+	SDP_NEST_LISTENER = SINGLE_DEPTH_NESTING,
+	SDP_NEST_CHILD,
+};
+
 static DEFINE_HASHTABLE(sdp_local_table, 8);
 
 static __be16 sdp_addr_port(const struct sockaddr_storage *a)
@@ -364,7 +375,7 @@ static int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
 	struct sdp_pending_req *req;
 	int err = -ECONNREFUSED;
 
-	lock_sock(sk);
+	lock_sock_nested(sk, SDP_NEST_LISTENER);
 	if (sk->sk_state != TCP_LISTEN)
 		goto out;
 	if (sdp_listen_room(sk) && list_empty(&ssk->pending_reqs)) {
@@ -409,7 +420,7 @@ void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client,
 		release_sock(csk);
 		return;
 	}
-	lock_sock(sk);
+	lock_sock_nested(sk, SDP_NEST_LISTENER);
 	if (sk->sk_state == TCP_LISTEN)
 		err = sdp_local_child(sk, client);
 	release_sock(sk);
@@ -516,7 +527,7 @@ int sdp_local_pair(struct sdp_sock *client, struct sock *child)
 	INIT_LIST_HEAD(&link->end[1].inbox);
 	INIT_WORK(&link->ack_work, sdp_local_ack_work);
 
-	lock_sock(child);
+	lock_sock_nested(child, SDP_NEST_CHILD);
 	memcpy(&cssk->local, &client->peer, sizeof(cssk->local));
 	memcpy(&cssk->peer, &client->local, sizeof(cssk->peer));
 	sdp_local_end_up(cssk, sc, link, 1);
