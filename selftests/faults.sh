@@ -162,7 +162,7 @@ k0=$(kmem)
 (echo $BASHPID >$cg/sdpt/cgroup.procs
  exec timeout 60 sdp_evil "$addr" 7845 hurry) >/tmp/evil.out 2>&1 &
 ep=$!
-sleep 6
+sleep $((6 * scale))
 k1=$(kmem)
 wait $ep
 check "the connection's rings and read-ahead are charged to its owner's cgroup ($(((k1 - k0) >> 20)) MiB)" \
