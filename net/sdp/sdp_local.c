@@ -555,11 +555,11 @@ struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk)
 
 	sdp_assert_locked(ssk);
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	peer = link->end[!ssk->conn->side].ssk;
 	if (peer)
 		sock_hold(&peer->sk);
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 	return peer;
 }
 
@@ -619,7 +619,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 	rst = test_bit(SDP_F_RESET, &ssk->flags) ||
 	      !test_bit(SDP_F_DISCONN_SENT, &ssk->flags);
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	me = &link->end[conn->side];
 	other = &link->end[!conn->side];
 	me->ssk = NULL;
@@ -629,7 +629,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 		other->rst = true;
 		sock_hold(&peer->sk);
 	}
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	list_for_each_entry_safe(buf, tmp, &drop, list)
 		sdp_local_buf_free(ssk, buf);

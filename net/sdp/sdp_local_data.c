@@ -130,10 +130,10 @@ void sdp_local_apply(struct sdp_sock *ssk)
 
 	if (!link)
 		return;
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	me = &link->end[conn->side];
 	if (me->ssk != ssk) {		/* torn down: dropped there */
-		spin_unlock(&link->lock);
+		spin_unlock_bh(&link->lock);
 		return;
 	}
 	/* what the peer placed in our reader's buffer comes first */
@@ -148,7 +148,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 	me->fin = false;
 	me->rst = false;
 	me->fin_acked = false;
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	conn->local_applying = true;
 	if (sink_n)
@@ -210,13 +210,13 @@ void sdp_local_ack_work(struct work_struct *work)
 	struct sdp_sock *ssk[2] = {};
 	int i;
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	for (i = 0; i < 2; i++) {
 		ssk[i] = link->end[i].fin_acked ? link->end[i].ssk : NULL;
 		if (ssk[i])
 			sock_hold(&ssk[i]->sk);
 	}
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 	for (i = 0; i < 2; i++) {
 		if (!ssk[i])
 			continue;
@@ -235,7 +235,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 
 	if (!link)
 		return;
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	other = &link->end[!ssk->conn->side];
 	sender = other->ssk;
 	if (sender) {
@@ -250,7 +250,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 				refcount_dec(&link->ref);
 		}
 	}
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 }
 
 /**
@@ -277,11 +277,11 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 	struct sdp_local_end *other;
 	struct sdp_sock *peer;
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	other = &link->end[!conn->side];
 	peer = other->ssk;
 	if (!peer) {
-		spin_unlock(&link->lock);
+		spin_unlock_bh(&link->lock);
 		if (buf)
 			sdp_local_buf_free(ssk, buf);
 		return -EPIPE;
@@ -300,7 +300,7 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 		link->end[conn->side].fin_wait = !*acked;
 	}
 	sock_hold(&peer->sk);
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	if (buf) {
 		struct net *net = sock_net(&ssk->sk);
@@ -450,11 +450,11 @@ static void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer)
 	u32 rcv = max_t(u32, sdp_rcv_budget(peer), SOCK_MIN_RCVBUF);
 	u32 snd = sdp_snd_budget(ssk);
 
-	spin_lock(&ssk->conn->link->lock);
+	spin_lock_bh(&ssk->conn->link->lock);
 	ssk->tx_local_rcv = rcv;
 	WRITE_ONCE(ssk->tx_local_limit, rcv + snd);
 	sdp_local_unread(ssk, ssk->tx_local_unread);
-	spin_unlock(&ssk->conn->link->lock);
+	spin_unlock_bh(&ssk->conn->link->lock);
 }
 
 /* A message for up to @n bytes, or the held one if it has room. */

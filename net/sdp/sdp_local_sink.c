@@ -173,14 +173,14 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	if (!sink)
 		return -EOPNOTSUPP;
 	me = &link->end[conn->side];
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	if (me->sink || me->ssk != ssk) {
-		spin_unlock(&link->lock);
+		spin_unlock_bh(&link->lock);
 		sdp_local_sink_free(sink);
 		return -EOPNOTSUPP;
 	}
 	me->sink = sink;
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo, READ_ONCE(sink->accounted) ||
@@ -190,11 +190,11 @@ int sdp_local_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		      &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	if (me->sink == sink)
 		me->sink = NULL;
 	busy = sink->busy;
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 	/* a copy under way: never waits for our lock */
 	if (busy) {
 		/* pairs with sdp_local_sink_close()'s release: filled is
@@ -279,32 +279,32 @@ size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg)
 
 	sdp_assert_locked(ssk);
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	sink = other->sink;
 	if (!sink || !other->ssk || sink->busy || sink->done ||
 	    ssk->tx_local_unread || !list_empty(&other->inbox)) {
-		spin_unlock(&link->lock);
+		spin_unlock_bh(&link->lock);
 		return 0;
 	}
 	sink->busy = true;
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	n = sdp_local_sink_copy(sink, msg);
 
-	spin_lock(&link->lock);
+	spin_lock_bh(&link->lock);
 	if (n) {
 		sink->filled = n;
 		sink->done = true;
 	}
 	sdp_local_sink_close(sink);
 	if (!n) {		/* still open; the caller copies */
-		spin_unlock(&link->lock);
+		spin_unlock_bh(&link->lock);
 		return 0;
 	}
 	peer = other->ssk;
 	if (peer)
 		sock_hold(&peer->sk);
-	spin_unlock(&link->lock);
+	spin_unlock_bh(&link->lock);
 
 	SDP_INC_STATS(net, SDP_MIB_TX_DATA);
 	SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, n);
