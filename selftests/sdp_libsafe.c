@@ -267,10 +267,19 @@ static void stop_timer(void)
 	signal(SIGALRM, SIG_IGN);
 }
 
+/* A new victim, made with SIGALRM held: the handler never interrupts
+ * libsdp's own socket() (allocating there is not what this tests).
+ */
 static void refill_victim(void)
 {
+	sigset_t m, old;
+
+	sigemptyset(&m);
+	sigaddset(&m, SIGALRM);
+	sigprocmask(SIG_BLOCK, &m, &old);
 	if (victim < 0)
 		victim = socket(AF_INET, SOCK_STREAM, 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static int run_forksig(void)
@@ -281,17 +290,7 @@ static int run_forksig(void)
 
 	start_timer();
 	while (now() < end) {
-		sigset_t m, old;
-
-		/* the socket made with SIGALRM held: the handler never
-		 * interrupts libsdp's own socket() (allocating there is
-		 * not what this tests)
-		 */
-		sigemptyset(&m);
-		sigaddset(&m, SIGALRM);
-		sigprocmask(SIG_BLOCK, &m, &old);
 		refill_victim();
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		pid = fork();
 		if (!pid)
 			_exit(0);
@@ -316,13 +315,7 @@ static int run_sigclose(void)
 
 	start_timer();
 	while (now() < end) {
-		sigset_t m, old;
-
-		sigemptyset(&m);
-		sigaddset(&m, SIGALRM);
-		sigprocmask(SIG_BLOCK, &m, &old);
 		refill_victim();
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* the sizes libsdp's socket state has, so its free() in a
 		 * handler lands on the lists malloc() is using
 		 */
