@@ -14,10 +14,22 @@
  * root's address.  On loopback (which rdma_cm binds without a device),
  * and on V4, V4B and V6, addresses of an interface no RDMA device has
  * (where only local connections come).
+ *
+ * And a client that waits for room in one listener's full accept queue,
+ * disconnects (connect(AF_UNSPEC)) and connects to another listener,
+ * also full (claim 5): when the first makes room, it must not take the
+ * client that has gone; the second gets it, with its data.
+ *
+ * With a seventh argument NS (a name under /run/netns), the other binds
+ * and listens in that network namespace instead, as root or nobody: its
+ * loopback is its own, so it gets its own clients and never root's; and
+ * a client there finds no listener of root's namespace.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +46,7 @@
 #define NOBODY	65534
 
 static bool sdp;
+static const char *other_ns;	/* the other's network namespace, if set */
 
 union sa {
 	struct sockaddr sa;
@@ -129,6 +142,20 @@ static const char *whose(const char *a, int port, int root_fd, int other_fd)
 	return "other";
 }
 
+static int enter_ns(const char *name)
+{
+	char path[128];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	err = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return err;
+}
+
 static void run(const char *name, const char *mine, const char *theirs,
 		uid_t uid, int port)
 {
@@ -146,6 +173,8 @@ static void run(const char *name, const char *mine, const char *theirs,
 	pid = fork();
 	if (!pid) {
 		close(pfd[0]);
+		if (other_ns && enter_ns(other_ns))
+			exit(2);
 		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
 			exit(2);
 		r = bind_listen(theirs, port, &fd);
@@ -167,6 +196,134 @@ static void run(const char *name, const char *mine, const char *theirs,
 	printf("%s: a client to root's address: %s\n", name,
 	       whose(mine, port, ls, -1));
 	close(ls);
+}
+
+static int sa_port(int fd, bool peer)
+{
+	union sa u;
+	socklen_t len = sizeof(u);
+
+	if ((peer ? getpeername : getsockname)(fd, &u.sa, &len))
+		return -errno;
+	return ntohs(u.sa.sa_family == AF_INET6 ? u.in6.sin6_port :
+		     u.in.sin_port);
+}
+
+/* a listener on 127.0.0.1:@port with backlog 0, its queue full (one
+ * connection in it); *filler that connection's client
+ */
+static int full_listener(int port, int *filler)
+{
+	union sa u;
+	socklen_t len = addr_of(&u, "127.0.0.1", port);
+	int ls = new_sock("127.0.0.1", true);
+
+	if (bind(ls, &u.sa, len) || listen(ls, 0))
+		exit(2);
+	*filler = new_sock("127.0.0.1", false);
+	if (connect(*filler, &u.sa, len))
+		exit(2);
+	return ls;
+}
+
+static const char *nb_connect(int c, int port)
+{
+	union sa u;
+	socklen_t len = addr_of(&u, "127.0.0.1", port);
+
+	if (connect(c, &u.sa, len))
+		return ename(errno);
+	return "ok";
+}
+
+/* Claim 5: a connect() abandoned while it waited is not answered. */
+static void moved(int port)
+{
+	const char *n = "waiting client moves to another listener";
+	struct pollfd p = { .events = POLLIN };
+	int l1, l2, f1, f2, c, a, err = 0;
+	socklen_t elen = sizeof(err);
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	char b = 0;
+
+	l1 = full_listener(port + 1, &f1);
+	l2 = full_listener(port + 2, &f2);
+	c = new_sock("127.0.0.1", false);
+	fcntl(c, F_SETFL, O_NONBLOCK);
+	printf("%s: connect to the first: %s\n", n, nb_connect(c, port + 1));
+	printf("%s: AF_UNSPEC: %s\n", n,
+	       connect(c, &unspec, sizeof(unspec)) ? ename(errno) : "ok");
+	printf("%s: connect to the second: %s\n", n, nb_connect(c, port + 2));
+	close(accept(l1, NULL, NULL));	/* room in the first */
+	p.fd = l1;
+	printf("%s: the first gets: %s\n", n,
+	       poll(&p, 1, 1500) > 0 ? "a connection" : "nothing");
+	close(accept(l2, NULL, NULL));	/* room in the second */
+	p.fd = c;
+	p.events = POLLOUT;
+	poll(&p, 1, 8000);
+	getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &elen);
+	printf("%s: client: %s\n", n, err ? ename(err) : "connected");
+	printf("%s: the client's peer: %s\n", n,
+	       sa_port(c, true) == port + 2 ? "the second" : "not the second");
+	if (write(c, "x", 1) != 1)
+		b = '!';
+	p.fd = l2;
+	p.events = POLLIN;
+	a = poll(&p, 1, 5000) > 0 ? accept(l2, NULL, NULL) : -1;
+	p.fd = a;
+	if (a >= 0 && poll(&p, 1, 5000) > 0 && read(a, &b, 1) != 1)
+		b = '?';
+	printf("%s: the second reads: %c\n", n, b ?: '-');
+	close(a);
+	close(c);
+	close(f1);
+	close(f2);
+	close(l1);
+	close(l2);
+}
+
+/* a client in @ns to 127.0.0.1:@port, where only root's namespace has a
+ * listener
+ */
+static void ns_refused(const char *ns, int port)
+{
+	const char *n = "other namespace";
+	union sa u;
+	socklen_t len = addr_of(&u, "127.0.0.1", port);
+	const char *r;
+	int ls, c, st;
+	pid_t pid;
+
+	r = bind_listen("127.0.0.1", port, &ls);
+	printf("%s: root listens: %s\n", n, r);
+	pid = fork();
+	if (!pid) {
+		if (enter_ns(ns))
+			exit(2);
+		c = new_sock("127.0.0.1", false);
+		if (!connect(c, &u.sa, len))
+			exit(0);
+		exit(errno == ECONNREFUSED ? 1 : 3);
+	}
+	waitpid(pid, &st, 0);
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+	printf("%s: a client there to root's port: %s\n", n,
+	       st == 0 ? "connected" : st == 1 ? "ECONNREFUSED" : "failed");
+	close(ls);
+}
+
+static void ns_cases(const char *ns, int port)
+{
+	other_ns = ns;
+	run("other namespace, root", "127.0.0.1", "127.0.0.1", 0, ++port);
+	run("other namespace, other user", "127.0.0.1", "127.0.0.1", NOBODY,
+	    ++port);
+	run("other namespace, on the wildcard", "127.0.0.1", "0.0.0.0",
+	    NOBODY, ++port);
+	run("other namespace, IPv6", "::1", "::1", NOBODY, ++port);
+	other_ns = NULL;
+	ns_refused(ns, ++port);
 }
 
 /* The cases on @v4 (and the IPv4 wildcard) and @v6 (and [::]); @v4b
@@ -198,14 +355,17 @@ int main(int argc, char **argv)
 {
 	int port;
 
-	if (argc != 6 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "sdp"))) {
-		fprintf(stderr, "usage: sdp_ports tcp|sdp PORT V4 V4B V6\n");
+	if (argc < 6 || argc > 7 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "sdp"))) {
+		fprintf(stderr, "usage: sdp_ports tcp|sdp PORT V4 V4B V6 [NS]\n");
 		return 2;
 	}
 	sdp = !strcmp(argv[1], "sdp");
 	port = atoi(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	port = cases("loopback", "127.0.0.1", "127.0.0.2", "::1", port);
-	cases("no RDMA device", argv[3], argv[4], argv[5], port);
+	port = cases("no RDMA device", argv[3], argv[4], argv[5], port);
+	moved(port);
+	if (argc == 7)
+		ns_cases(argv[6], port + 2);
 	return 0;
 }
