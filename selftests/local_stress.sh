@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # The local transport under everything at once (issue 34), no RDMA
 # device: sdp_lstress runs two servers and four client processes of four
-# threads on 127.0.0.1 for SDP_STRESS_SECS (20) seconds: readers with a
-# 5 ms SO_RCVTIMEO and signals every millisecond, reads and writes of
-# sizes around the single copy's threshold, streams ended by shutdown(),
-# by close() with SO_LINGER {1, 0} half way, or by connect(AF_UNSPEC)
-# half way and a connect() of the same socket again (also while another
+# threads on 127.0.0.1 for SDP_STRESS_SECS seconds (20 times
+# SDP_TIME_SCALE: the debug kernel is several times slower, and the
+# checks below want as many whole streams): readers with a 5 ms
+# SO_RCVTIMEO and signals every millisecond, reads and writes of sizes
+# around the single copy's threshold, streams ended by shutdown(), by
+# close() with SO_LINGER {1, 0} half way, or by connect(AF_UNSPEC) half
+# way and a connect() of the same socket again (also while another
 # thread waits in recv() on it, in the single copy); clients and one
 # server killed by SIGKILL at random points.  Every byte is checked
 # against its stream's pattern and every whole stream's count; the guest
@@ -14,7 +16,7 @@
 # kernel); nothing may be left after.
 . "$(dirname "$0")/lib.sh"
 
-secs=${SDP_STRESS_SECS:-20}
+secs=${SDP_STRESS_SECS:-$((20 * ${SDP_TIME_SCALE:-1}))}
 sdp_unload
 SDP_LOCAL=1 sdp_load || exit 1
 aborts0=$(sdp_stat ProtoErrors)
