@@ -297,7 +297,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	.bind		= sdp_bind,				\
 	.connect	= sdp_connect,				\
 	.socketpair	= sock_no_socketpair,			\
-	.accept		= sdp_accept,				\
+	.accept		= SDP_PROTO_OPS_ACCEPT,			\
 	.getname	= sdp_getname,				\
 	.poll		= sdp_poll,				\
 	.ioctl		= sdp_ioctl,				\
@@ -308,7 +308,7 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	.sendmsg	= sdp_sendmsg,				\
 	.recvmsg	= sdp_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
-	.sendpage	= sdp_sendpage,				\
+	SDP_PROTO_OPS_SENDPAGE					\
 	.splice_eof	= sdp_splice_eof,			\
 }
 

@@ -34,7 +34,7 @@
  *    sleep; the transports' sinks (sdp_local_sink(), sdp_zc_sink()) and
  *    the ZCopy fetcher sleep on that one;
  *  - sendmsg() holds the connection it sends on (struct sdp_send.conn),
- *    the one made while it waited to connect; sendpage() holds one too;
+ *    the one made while it waited to connect; sendfile()'s pages too;
  *  - sdp_zc_await_fetcher() takes its own, and waits on its zc;
  *  - the timers' works hold the socket (sdp_timer.c) and look at
  *    sdp_conn_usable() under the lock;
@@ -94,6 +94,7 @@
 #include <rdma/rdma_cm.h>
 #include <uapi/linux/sdp.h>
 
+#include "sdp_compat.h"
 #include "sdp_wire.h"
 #include "sdp_trace.h"
 
@@ -726,8 +727,8 @@ struct sdp_pending_req {
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk);
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 int sdp_listen(struct socket *sock, int backlog);
-int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
-	       bool kern);
+int sdp_accept(struct socket *sock, struct socket *newsock,
+	       struct proto_accept_arg *arg);
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
@@ -897,8 +898,8 @@ static inline void sdp_win_progress(struct sdp_sock *ssk)
  * sdp_zc_page.c
  */
 struct sdp_zc;
-ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
-		     size_t size, int flags);
+ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
+			  bool notlast);
 void sdp_zc_page_flush(struct sdp_sock *ssk);
 void sdp_splice_eof(struct socket *sock);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);

@@ -680,8 +680,8 @@ void sdp_listen_stop(struct sock *sk)
 	}
 }
 
-int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
-	       bool kern)
+int sdp_accept(struct socket *sock, struct socket *newsock,
+	       struct proto_accept_arg *arg)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = sock->sk;
@@ -695,7 +695,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
 	err = -EINVAL;
 	if (sk->sk_state != TCP_LISTEN)
 		goto out;
-	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	timeo = sock_rcvtimeo(sk, arg->flags & O_NONBLOCK);
 	while (list_empty(&ssk->accept_queue)) {
 		err = -EAGAIN;
 		if (!timeo)
@@ -716,6 +716,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock, int flags,
 				accept_node);
 	list_del_init(&cssk->accept_node);
 	WRITE_ONCE(ssk->accept_count, ssk->accept_count - 1);
+	arg->is_empty = list_empty(&ssk->accept_queue);	/* for io_uring */
 	sk_acceptq_removed(sk);
 	sdp_pending_kick(sk);
 	release_sock(sk);

@@ -428,7 +428,7 @@ static int sdp_local_wait_mem(struct sdp_sock *ssk, long *timeo)
 		return -EAGAIN;
 	if (signal_pending(current))
 		return sock_intr_errno(*timeo);
-	vm_wait = min_t(long, *timeo, prandom_u32_max(HZ / 5) + 2);
+	vm_wait = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);
 	left = vm_wait;
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	add_wait_queue(sk_sleep(sk), &wait);

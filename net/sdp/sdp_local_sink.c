@@ -102,10 +102,7 @@ static struct sdp_local_sink *sdp_local_sink_pin(struct iov_iter *iter)
 	unsigned long addr;
 	int npages, got;
 
-	if (iter_is_ubuf(iter))
-		addr = (unsigned long)iter->ubuf + iter->iov_offset;
-	else
-		addr = (unsigned long)iter->iov->iov_base + iter->iov_offset;
+	addr = (unsigned long)iter_iov_addr(iter);
 	npages = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE);
 	sink = kzalloc(sizeof(*sink) +
 		       npages * sizeof(struct page *), GFP_KERNEL_ACCOUNT);

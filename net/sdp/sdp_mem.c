@@ -93,7 +93,7 @@ static bool sdp_global_room(u32 bytes)
 {
 	long pages = (atomic_long_read(&sdp_buf_total) + bytes) >> PAGE_SHIFT;
 
-	return pages <= READ_ONCE(sysctl_tcp_mem[1]);
+	return pages <= READ_ONCE(tcp_prot.sysctl_mem[1]);
 }
 
 /* Growth leaves an eighth of each enclosing cgroup's limit (memory.max,

@@ -24,6 +24,8 @@
 #include <linux/tracepoint.h>
 #include <net/sock.h>
 
+#include "sdp_compat.h"
+
 #define sdp_show_state(s)					\
 	__print_symbolic(s,					\
 		{ TCP_ESTABLISHED, "ESTABLISHED" },		\
@@ -82,7 +84,7 @@ TRACE_EVENT(sdp_connect,
 	TP_fast_assign(
 		SDP_TRACE_SK_ASSIGN(sk);
 		__entry->active = active;
-		__assign_str(transport, transport);
+		sdp_assign_str(transport, transport);
 	),
 	TP_printk(SDP_TRACE_SK_FMT " %s transport=%s", __entry->cookie, __entry->sport,
 		  __entry->dport,
@@ -101,7 +103,7 @@ TRACE_EVENT(sdp_close,
 	),
 	TP_fast_assign(
 		SDP_TRACE_SK_ASSIGN(sk);
-		__assign_str(reason, reason);
+		sdp_assign_str(reason, reason);
 		__entry->err = err;
 	),
 	TP_printk(SDP_TRACE_SK_FMT " reason=%s err=%d", __entry->cookie, __entry->sport,
@@ -164,7 +166,7 @@ DECLARE_EVENT_CLASS(sdp_what_val,
 	),
 	TP_fast_assign(
 		SDP_TRACE_SK_ASSIGN(sk);
-		__assign_str(what, what);
+		sdp_assign_str(what, what);
 		__entry->val = val;
 	),
 	TP_printk(SDP_TRACE_SK_FMT " %s len=%u", __entry->cookie,

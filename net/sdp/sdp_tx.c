@@ -544,7 +544,7 @@ static int sdp_wait_tx_mem(struct sock *sk, long *timeo)
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	if (sdp_tx_buf_ready(ssk)) {
-		vm_wait = min_t(long, *timeo, prandom_u32_max(HZ / 5) + 2);
+		vm_wait = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);
 		left = vm_wait;
 		sk_wait_event(sk, &left, sk->sk_err || !sdp_conn_usable(ssk) ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
@@ -796,6 +796,9 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	struct sdp_conn *conn;
 	int err;
 
+	/* sendfile()'s and splice()'s pages: by reference where we can */
+	if ((s.flags & MSG_SPLICE_PAGES) && iov_iter_is_bvec(&msg->msg_iter))
+		return sdp_sendmsg_pages(sock, msg, false);
 	if (unlikely((s.flags & MSG_FASTOPEN) && msg->msg_name)) {
 		err = sdp_sendmsg_fastopen(sock, msg);
 		if (err)

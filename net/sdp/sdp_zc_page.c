@@ -2,32 +2,36 @@
 /*
  * ib_sdp: sendfile() and splice() to a socket, by reference.
  *
- * sendfile() and splice() hand a socket one page at a time (sendpage()),
- * with MSG_SENDPAGE_NOTLAST while more pages of the same pipe follow at
- * once, and MSG_MORE while more of the same sendfile() follows once the
- * pipe is filled again.  Such a run of pages is gathered into one
- * registration (state SDP_ZC_REG_BUILDING, zc->pend): each page is
- * referenced (get_page()), not copied, as TCP references them in its
- * skbs.  The run ends with a page sent without either flag, with a page
- * that ends short of its end (the MR's page list allows no gap), or when
- * the registration is full (1 MiB).  A run held for MSG_MORE is also
+ * sendfile() and splice() hand a socket a pipe's pages in
+ * sendmsg(MSG_SPLICE_PAGES) with a bvec iterator (sdp_sendmsg_pages()),
+ * MSG_MORE while more of the same sendfile() follows once the pipe is
+ * filled again (before 6.5, proto_ops->sendpage() one page at a time,
+ * MSG_SENDPAGE_NOTLAST while more pages of the same pipe followed:
+ * sdp_compat.c makes that a bvec of one page).  A run of pages is
+ * gathered into one registration (state SDP_ZC_REG_BUILDING, zc->pend):
+ * each page is referenced (get_page()), not copied, as TCP references
+ * them in its skbs.  The run ends with the last page of a call without
+ * MSG_MORE, with a page that ends short of its end (the MR's page list
+ * allows no gap), or when the registration is full (1 MiB).  A run held
+ * for MSG_MORE is also
  * pushed by splice_eof (the input ended early), by TCP_CORK's or
  * TCP_NODELAY's push, and at the latest by the cork timer, as TCP's
  * corked data.  It is then
  * mapped, registered and advertised in a SrcAvail, and from there on it
  * is any SrcAvail (sdp_zc_send.c): its pages are released once the peer
- * has read them, or when the connection is torn down.  sendpage() does
+ * has read them, or when the connection is torn down.  sendfile() does
  * not wait for that: the peer reads the file's pages as they are then,
  * the by-reference semantics of TCP's sendfile().
- *
+
  * The room for the SrcAvail (a registration, a send buffer, the peer's
  * limit) is taken when a run starts, so gathered bytes, which the caller
  * already counts as sent, can always be advertised.  Whatever else queues
  * data - sendmsg(), and a DisConn after shutdown() or close() - first
  * advertises a run being gathered, keeping the stream in order.  A lone
  * page, a run that cannot start on a non-blocking socket for want of
- * room, and every socket that is not a connected RDMA one go the ordinary
- * way: sock_no_sendpage() copies them through sendmsg().
+ * room, a page that cannot be referenced (!sendpage_ok()), and every
+ * socket that is not a connected RDMA one go the ordinary way: sendmsg()
+ * copies them.
  *
  * The pages a socket holds are bounded by its SDP_ZC_REGS registrations
  * and by its send buffer (SO_SNDBUF if set, else net.ipv4.tcp_wmem[2], as
@@ -71,7 +75,7 @@ void sdp_zc_page_flush(struct sdp_sock *ssk)
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
 		sdp_zc_reg_finish(ssk, reg, false);
 		if (sdp_conn_usable(ssk)) {
-			net_warn_ratelimited("cannot register sendpage's pages, connection reset\n");
+			net_warn_ratelimited("cannot register sendfile()'s pages, connection reset\n");
 			sdp_conn_abort(ssk, ECONNRESET, false);
 		}
 		return;
@@ -152,13 +156,14 @@ static bool sdp_zc_page_continues(struct sdp_zc *zc, struct sdp_zc_reg *reg,
 }
 
 /* Take a page into a run, on @conn, which the caller holds (a wait for
- * room drops the lock).  Return: @size, 0 to copy it, or an errno.
+ * room drops the lock).  @notlast: more pages of this call follow at once.
+ * Return: @size, 0 to copy it, or an errno.
  */
 static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
 			       struct page *page, int offset, size_t size,
-			       int flags)
+			       int flags, bool notlast)
 {
-	bool more = flags & (MSG_SENDPAGE_NOTLAST | MSG_MORE);
+	bool more = notlast || (flags & MSG_MORE);
 	struct sock *sk = &ssk->sk;
 	struct sdp_zc_reg *reg;
 	struct sdp_zc *zc;
@@ -166,7 +171,7 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
 	bool nb;
 	int err;
 
-	if (!size || offset + size > PAGE_SIZE ||
+	if (!size || offset + size > PAGE_SIZE || !sendpage_ok(page) ||
 	    !sdp_zc_page_want(ssk, flags)) {
 		sdp_zc_page_flush(ssk);
 		return 0;
@@ -209,39 +214,87 @@ static ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
 	    reg->npages == zc->reg_pages) {
 		sdp_zc_page_flush(ssk);
 		sdp_tx_flush(ssk);
-	} else if (!(flags & MSG_SENDPAGE_NOTLAST)) {
+	} else if (!notlast) {
 		/* more of the file once the pipe is filled again, as a rule */
 		sdp_cork_timer_arm(ssk);
 	}
 	return size;
 }
 
-/**
- * sdp_sendpage - proto_ops->sendpage: a page of sendfile() or splice()
- * @sock: the socket
- * @page: the page, referenced while we hold it
- * @offset: where its bytes start
- * @size: how many
- * @flags: MSG_SENDPAGE_NOTLAST, MSG_MORE, MSG_DONTWAIT, ...
- *
- * Return: bytes taken or a negative errno.
- */
-ssize_t sdp_sendpage(struct socket *sock, struct page *page, int offset,
-		     size_t size, int flags)
+/* The page at a bvec iterator: *@off in it, *@len bytes there. */
+static struct page *sdp_iter_page(const struct iov_iter *iter, size_t *off,
+				  size_t *len)
 {
-	struct sock *sk = sock->sk;
-	ssize_t ret;
+	const struct bio_vec *bv = iter->bvec;
+	size_t at = bv->bv_offset + iter->iov_offset;
 
+	*off = offset_in_page(at);
+	*len = min3(bv->bv_len - iter->iov_offset, PAGE_SIZE - *off,
+		    iov_iter_count(iter));
+	return nth_page(bv->bv_page, at >> PAGE_SHIFT);
+}
+
+/* One page of @msg by reference, on the socket's connection. */
+static ssize_t sdp_sendmsg_page(struct sock *sk, struct msghdr *msg,
+				struct page *page, size_t off, size_t len,
+				bool notlast)
+{
 	struct sdp_conn *conn;
+	ssize_t ret;
 
 	lock_sock(sk);
 	conn = sdp_conn_get(sdp_sk(sk));	/* kept while we sleep */
-	ret = sdp_zc_page_add(sdp_sk(sk), conn, page, offset, size, flags);
+	ret = sdp_zc_page_add(sdp_sk(sk), conn, page, off, len,
+			      msg->msg_flags, notlast);
 	sdp_conn_put(conn);
 	release_sock(sk);
-	if (ret)
-		return ret;
-	return sock_no_sendpage(sock, page, offset, size, flags);
+	return ret;
+}
+
+/**
+ * sdp_sendmsg_pages - sendmsg(MSG_SPLICE_PAGES): sendfile()'s or
+ *	splice()'s pages
+ * @sock: the socket
+ * @msg: a bvec iterator over the pages, referenced while we hold them
+ * @notlast: more pages follow at once after these (sendpage() before 6.5)
+ *
+ * Each page is taken by reference, or else copied by sdp_sendmsg() (with
+ * MSG_MORE while more follow), in order.
+ *
+ * Return: bytes taken or a negative errno.
+ */
+ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
+			  bool notlast)
+{
+	int flags = msg->msg_flags & ~MSG_SPLICE_PAGES;
+	struct iov_iter *iter = &msg->msg_iter;
+	size_t copied = 0, off, len, rest;
+	struct page *page;
+	bool more;
+	ssize_t n;
+
+	while (iov_iter_count(iter)) {
+		page = sdp_iter_page(iter, &off, &len);
+		more = notlast || iov_iter_count(iter) > len;
+		n = sdp_sendmsg_page(sock->sk, msg, page, off, len, more);
+		if (n > 0) {
+			iov_iter_advance(iter, n);
+		} else if (!n) {
+			/* copied, this page only */
+			rest = iov_iter_count(iter) - len;
+			msg->msg_flags = flags | (more ? MSG_MORE : 0);
+			iov_iter_truncate(iter, len);
+			n = sdp_sendmsg(sock, msg, len);
+			iov_iter_reexpand(iter, iov_iter_count(iter) + rest);
+			msg->msg_flags = flags | MSG_SPLICE_PAGES;
+		}
+		if (n <= 0)
+			return copied ?: n;
+		copied += n;
+		if (n < len)
+			break;
+	}
+	return copied;
 }
 
 /**

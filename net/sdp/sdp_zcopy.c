@@ -82,12 +82,9 @@ ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
 	unsigned long addr;
 	int npages, got;
 
-	if (iter_is_ubuf(iter))
-		addr = (unsigned long)iter->ubuf + iter->iov_offset;
-	else if (iter_is_iovec(iter))
-		addr = (unsigned long)iter->iov->iov_base + iter->iov_offset;
-	else
+	if (!iter_is_ubuf(iter) && !iter_is_iovec(iter))
 		return -EFAULT;
+	addr = (unsigned long)iter_iov_addr(iter);
 	if (!len)
 		return -EFAULT;
 	*off = offset_in_page(addr);
@@ -219,7 +216,7 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		ib_dma_unmap_sg(ssk->conn->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	if (reg->kpages) {
-		/* sendpage()'s: page references, not pins */
+		/* sendfile()'s: page references, not pins */
 		for (i = 0; i < reg->npages; i++)
 			put_page(reg->pages[i]);
 		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
@@ -229,7 +226,7 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		/* the peer may have written into a SinkAvail's pages */
 		sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
 		if (reg->uarg)
-			reg->uarg->callback(NULL, reg->uarg, success);
+			sdp_ubuf_complete(reg->uarg, success);
 		else
 			mm_unaccount_pinned_pages(&reg->mmp);
 	}

@@ -16,7 +16,7 @@
 
 enum sdp_zc_reg_state {
 	SDP_ZC_REG_FREE,
-	SDP_ZC_REG_BUILDING,	/* sendpage()'s pages gathered, not mapped */
+	SDP_ZC_REG_BUILDING,	/* sendfile()'s pages gathered, not mapped */
 	SDP_ZC_REG_ADVERTISED,	/* SrcAvail / SinkAvail queued or sent */
 	SDP_ZC_REG_INVALIDATING, /* over: LOCAL_INV posted */
 	SDP_ZC_REG_INVALIDATED,	/* a SinkAvail's: its reader releases it */
@@ -35,7 +35,7 @@ struct sdp_zc_reg {
 	u32			done;	/* bytes the peer reported read */
 	u8			state;	/* enum sdp_zc_reg_state */
 	bool			sink;	/* a SinkAvail's buffer, for the peer to write */
-	bool			kpages;	/* pages referenced (sendpage), not pinned */
+	bool			kpages;	/* pages referenced (sendfile), not pinned */
 	struct page		*pages[SDP_ZC_REG_PAGES];
 	struct scatterlist	sg[SDP_ZC_REG_PAGES];
 };
@@ -93,7 +93,7 @@ struct sdp_zc {
 	int			nregs;	/* MRs allocated: reg[0..nregs) */
 	int			reg_pages; /* pages one MR maps */
 	bool			fetching; /* a READ of the peer's is under way */
-	/* sendpage()'s run of pages being gathered (sdp_zc_page.c) */
+	/* sendfile()'s run of pages being gathered (sdp_zc_page.c) */
 	struct sdp_zc_reg	*pend;
 	struct sdp_buf		*pend_buf;	/* its SrcAvail, off every list */
 	/* our SinkAvail: one at a time */
