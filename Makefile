@@ -2,9 +2,10 @@
 #
 # ib_sdp: Sockets Direct Protocol for Linux.
 #
-#   make                build net/sdp/ib_sdp.ko, userspace/, selftests/ and
-#                       the test bed's Soft-iWARP modules (build/siw/siw.ko with
-#                       testbed/siw-patches, build/siw-stock/siw.ko without)
+#   make                build net/sdp/ib_sdp.ko, userspace/, selftests/ and,
+#                       for each kernel the test bed boots (6.1 and 6.12),
+#                       ib_sdp and Soft-iWARP in build/kmod/KVER/ (siw/siw.ko
+#                       with testbed/siw-patches, siw-stock/siw.ko without)
 #   make deps           install (apt) what building and testing need
 #   make install        install the module (updates/), run depmod, and
 #                       install the uapi header and userspace tools
@@ -18,8 +19,10 @@
 #   make deb            Debian packages (ib-sdp-dkms, libsdp1, sdp-utils)
 #                       in build/deb/, checked by lintian
 #
-# KVER selects the kernel (default: the newest installed kernel with
-# headers); KDIR its build tree (default /lib/modules/$(KVER)/build).
+# KVER selects the kernel net/sdp/ib_sdp.ko is built for (default: the
+# newest installed kernel with headers); KDIR its build tree (default
+# /lib/modules/$(KVER)/build).  What the kernel has is probed at build
+# time (net/sdp/conftest/, sdp_compat.h): one tree for 6.1 to 6.12.
 
 KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{print $$4}' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -29,10 +32,10 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 
 export KVER
 
-.PHONY: all module userspace selftests siw deps install uninstall check check-full demo \
+.PHONY: all module userspace selftests kmods siw deps install uninstall check check-full demo \
 	bench bench-more fuzz checkpatch deb clean
 
-all: module userspace selftests siw
+all: module userspace selftests kmods
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' or set KVER/KDIR" >&2; exit 1; }
@@ -44,8 +47,12 @@ userspace:
 selftests:
 	$(MAKE) -C selftests
 
-# Soft-iWARP for the test bed: Debian's kernel does not build it.  A
-# failure does not stop the build: the tests over siw are then skipped.
+# ib_sdp and Soft-iWARP (Debian's kernels do not build it) for each
+# kernel the test bed boots.  A siw that fails does not stop the build:
+# the tests over siw are then skipped on that kernel.
+kmods:
+	testbed/build-kmods
+
 siw:
 	-testbed/build-siw
 
@@ -131,6 +138,7 @@ checkpatch:
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f net/sdp/sdp_config.h
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests clean
 	rm -rf build

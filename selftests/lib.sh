@@ -3,8 +3,16 @@
 
 SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SDP_REPO=${SDP_REPO:-$(cd "$SELFTESTS_DIR/.." && pwd)}
-SDP_KO=${SDP_KO:-$SDP_REPO/net/sdp/ib_sdp.ko}
 KVER=${KVER:-$(uname -r)}
+# the module built for this kernel (testbed/build-kmod), else make's
+if [ -z "${SDP_KO:-}" ]; then
+	SDP_KO=$SDP_REPO/build/kmod/$KVER/net/sdp/ib_sdp.ko
+	[ -f "$SDP_KO" ] || SDP_KO=$SDP_REPO/net/sdp/ib_sdp.ko
+fi
+# Soft-iWARP built for this kernel (testbed/build-siw): with the test
+# bed's fixes, and without
+SIW_KO=$SDP_REPO/build/kmod/$KVER/siw/siw.ko
+SIW_STOCK_KO=$SDP_REPO/build/kmod/$KVER/siw-stock/siw.ko
 PATH=$SELFTESTS_DIR:$SDP_REPO/testbed:$PATH
 KSFT_SKIP=4
 
@@ -238,8 +246,8 @@ pair_await() {
 	return 1
 }
 
-# siw_use KO DELAY: Soft-iWARP from KO (the test bed's build/siw/siw.ko
-# or build/siw-stock/siw.ko) in place of whatever RDMA device is up, with
+# siw_use KO DELAY: Soft-iWARP from KO ($SIW_KO or $SIW_STOCK_KO, built
+# for this kernel) in place of whatever RDMA device is up, with
 # its test knob testbed_accept_delay_ms (testbed/siw-test-patches) at
 # DELAY ms, and ib_sdp loaded again; siw_drop takes it away.
 siw_use() {

@@ -15,8 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-if [ ! -f "$SDP_REPO/build/siw/siw.ko" ]; then
-	echo "no build/siw/siw.ko (testbed/build-siw did not build it): skipped"
+if [ ! -f "$SIW_KO" ]; then
+	echo "no Soft-iWARP for this kernel (testbed/build-siw did not build it): skipped"
 	exit 4
 fi
 export SDP_STREAM_WAIT=120	# the other VM may still be switching
@@ -31,7 +31,7 @@ greetings() {
 	fi
 }
 
-siw_use "$SDP_REPO/build/siw/siw.ko" 0
+siw_use "$SIW_KO" 0
 tcp=$(greetings tcp 7950)
 check_eq "TCP: a server that speaks first greets every client ($tcp)" 0 "$?"
 sdp=$(greetings sdp 7951)

@@ -20,9 +20,9 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-if [ ! -f "$SDP_REPO/build/siw/siw.ko" ] ||
-   [ ! -f "$SDP_REPO/build/siw-stock/siw.ko" ]; then
-	echo "no build/siw or build/siw-stock (testbed/build-siw): skipped"
+if [ ! -f "$SIW_KO" ] ||
+   [ ! -f "$SIW_STOCK_KO" ]; then
+	echo "no Soft-iWARP for this kernel (testbed/build-siw): skipped"
 	exit 4
 fi
 export SDP_STREAM_WAIT=120	# the other VM may still be switching
@@ -41,7 +41,7 @@ rounds() {
 	done
 }
 
-siw_use "$SDP_REPO/build/siw/siw.ko" 300
+siw_use "$SIW_KO" 300
 out=$(rounds 7960)
 echo "$out" | sed 's/^/  /'
 if [ "$role" = a ]; then
@@ -53,7 +53,7 @@ else
 fi
 sdp_check_clean
 
-siw_use "$SDP_REPO/build/siw-stock/siw.ko" 300
+siw_use "$SIW_STOCK_KO" 300
 out=$(rounds 7970)
 echo "$out" | sed 's/^/  /'
 if [ "$role" = a ]; then
@@ -62,6 +62,6 @@ if [ "$role" = a ]; then
 fi
 sdp_check_clean
 
-siw_use "$SDP_REPO/build/siw/siw.ko" 0
+siw_use "$SIW_KO" 0
 sdp_unload
 finish

@@ -20,8 +20,8 @@
 # back when done.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -f "$SDP_REPO/build/siw/siw.ko" ]; then
-	echo "no build/siw/siw.ko (testbed/build-siw did not build it): skipped"
+if [ ! -f "$SIW_KO" ]; then
+	echo "no Soft-iWARP for this kernel (testbed/build-siw did not build it): skipped"
 	exit 4
 fi
 sdp_unload
@@ -173,7 +173,7 @@ rdma link delete siw0
 rmmod siw
 # the same on Soft-iWARP as Debian's source has it, without the fix: SDP
 # gives rdma_listen() room for the burst (SDP_CM_BACKLOG)
-export SDP_SIW_KO=$SDP_REPO/build/siw-stock/siw.ko
+export SDP_SIW_KO=$SIW_STOCK_KO
 if [ -f "$SDP_SIW_KO" ]; then
 	sdp_unload
 	addr=$(rxe-up) || exit 1

@@ -5,16 +5,27 @@ TESTBED_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$TESTBED_DIR/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO_DIR/build}
 
-# The kernel the module is built for and the VM boots: $KVER if set, else
-# the newest installed kernel that has headers (the Makefile's rule too).
+# The kernels the test bed boots, one a line: Debian 12's own (6.1) and
+# the 6.12 of its archive, the newest installed of each with headers
+# (make deps installs both).  make check runs every suite on the first
+# and a smoke set on the others; make check-full everything on each.
+testbed_kernels() {
+	local xy
+	for xy in 6.1 6.12; do
+		# shellcheck disable=SC2012
+		ls -d /lib/modules/"$xy".*/build 2>/dev/null |
+			awk -F/ '{print $4}' | sort -V | tail -n 1
+	done
+}
+
+# The kernel a test bed VM boots and its modules are built for: $KVER if
+# set, else the first of testbed_kernels (Debian 12's 6.1).
 testbed_kver() {
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 		return
 	fi
-	# shellcheck disable=SC2012
-	ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{print $4}' |
-		sort -V | tail -n 1
+	testbed_kernels | head -n 1
 }
 
 die() {
