@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run one suite of the ib_sdp selftests and print TAP (version 13).
 #
-# Usage: run_tests.sh vm|vm-full|pair-a|pair-b|cluster|host [TEST...]
+# Usage: run_tests.sh vm|vm-full|vm-smoke|pair-a|pair-b|cluster|host [TEST...]
 #   vm      TEST_PROGS, inside a test bed VM
 #   vm-full TEST_PROGS and TEST_FULL_PROGS (make check-full)
+#   vm-smoke TEST_SMOKE_PROGS: what make check runs on the test bed's
+#           other kernels (6.12)
 #   pair-a  TEST_PAIR_PROGS with argument "a", in VM a of a pair
 #   pair-b  TEST_PAIR_PROGS with argument "b", in VM b of a pair
 #   cluster TEST_CLUSTER_PROGS, on every host of testbed/vm-cluster
@@ -14,12 +16,13 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
-mode=${1:?usage: run_tests.sh vm|vm-full|pair-a|pair-b|cluster|host [TEST...]}
+mode=${1:?usage: run_tests.sh vm|vm-full|vm-smoke|pair-a|pair-b|cluster|host [TEST...]}
 shift
 arg=""
 case "$mode" in
 vm) vars=TEST_PROGS ;;
 vm-full) vars="TEST_PROGS TEST_FULL_PROGS" ;;
+vm-smoke) vars=TEST_SMOKE_PROGS ;;
 pair-a) vars=TEST_PAIR_PROGS arg=a ;;
 pair-b) vars=TEST_PAIR_PROGS arg=b ;;
 cluster) vars=TEST_CLUSTER_PROGS ;;
