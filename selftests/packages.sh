@@ -26,14 +26,16 @@ check_eq "the package's version is the module's" "$ver" \
 check_eq "and dkms.conf's" "$ver" \
 	"$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$SDP_REPO/dkms.conf")"
 src=/usr/src/ib_sdp-$ver
-check "ib-sdp-dkms: dkms.conf, Kbuild, the sources and the uapi headers" bash -c "
+check "ib-sdp-dkms: dkms.conf, Kbuild, the sources, the kernel probes and the uapi headers" bash -c "
 	c=\$(dpkg-deb -c '$dkms' | awk '{print \$6}' | sed 's|^\./|/|')
 	for f in $src/dkms.conf $src/Kbuild $src/net/sdp/Kbuild $src/net/sdp/af_sdp.c \
+		$src/net/sdp/conftest.sh $src/net/sdp/conftest/kernel.c \
 		$src/net/sdp/sdp_diag.c $src/net/sdp/sdp_trace.h \
 		$src/include/uapi/linux/sdp.h $src/include/uapi/linux/sdp_diag.h; do
 		grep -qx \"\$f\" <<<\"\$c\" || { echo \"missing \$f\"; exit 1; }
 	done"
-check_eq "ib-sdp-dkms: every .c and .h of net/sdp" \
+# (and nothing a build here generated: sdp_config.h is the target's)
+check_eq "ib-sdp-dkms: every .c and .h of net/sdp and its probes" \
 	"$(cd "$SDP_REPO" && git ls-files 'net/sdp/*.[ch]' | sed "s|^|$src/|" | sort)" \
 	"$(contents "$dkms" | grep '/net/sdp/.*\.[ch]$' | sort)"
 check "ib-sdp-dkms: depends on dkms" bash -c "dpkg-deb -f '$dkms' Depends | grep -q '^dkms'"
