@@ -253,7 +253,7 @@ static inline int setint(int fd, int level, int name, int v)
  * The first EAGAIN may come while bytes are still on their way to the
  * peer's buffers (TCP between two hosts; a peer that takes more as it
  * sees its program away): their room comes back, and a writer polling
- * goes on.  A bounded number of rounds: one that never fills shows
+ * goes on; and TCP takes sends into room too small for POLLOUT.  A bounded number of rounds: one that never fills shows
  * POLLOUT to the caller's next look.  Returns the bytes sent; *shorts
  * (if given) says whether a short count came before an EAGAIN.
  */
@@ -272,8 +272,18 @@ static inline size_t fill(int fd, bool *shorts)
 				*shorts = true;
 		}
 		err = n < 0 ? errno : 0;
-		if (err != EAGAIN || !wait_for(fd, POLLOUT, 300))
+		if (err != EAGAIN)
 			break;
+		if (wait_for(fd, POLLOUT, 300))
+			continue;
+		/* TCP shows POLLOUT only once a third of its buffer is
+		 * free (sk_stream_is_writeable()), and takes a send into
+		 * less: full is a send refused after a quiet 300 ms
+		 */
+		n = send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
+		if (n <= 0)
+			break;
+		total += n;
 	}
 	fcntl(fd, F_SETFL, fl);
 	errno = err;
