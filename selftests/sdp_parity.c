@@ -1846,7 +1846,7 @@ static const struct known_diff {
 	{ "socket_flags/SO_DOMAIN", "AF_INET_SDP",
 	  "the socket's own family", false },
 	{ "sockopts/SO_REUSEPORT set", "EOPNOTSUPP",
-	  "the 6.1 socket core refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false },
+	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false },
 	{ "sockopts/SO_REUSEPORT", "0",
 	  "(follows from the above)", false },
 	{ "bind/reuseaddr listen 1", "EADDRINUSE",
@@ -1855,7 +1855,7 @@ static const struct known_diff {
 	{ "disconnect/listen again", "ok",
 	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it", false },
 	{ "unconnected/connect short", "EINVAL",
-	  "a short address of a foreign family: SDP checks the length first, as Debian's 6.1.0 TCP does; 6.1.192's TCP checks the family first (EAFNOSUPPORT)",
+	  "a short address of a foreign family: SDP checks the length first, as TCP does; where SELinux is the active LSM (the debug kernel's), its connect hook checks a TCP socket's family first (EAFNOSUPPORT)",
 	  true },
 };
 
