@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 sdp_unload
-check "make install" make -s -C "$SDP_REPO" install >/dev/null
+check "make install" make -s -C "$SDP_REPO" install KO="$SDP_KO" >/dev/null
 check "module installed under updates/" test -f "/lib/modules/$KVER/updates/ib_sdp.ko"
 check "uapi header installed" test -f /usr/local/include/linux/sdp.h
 check "libsdp.so installed" test -f /usr/local/lib/libsdp.so
