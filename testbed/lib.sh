@@ -25,7 +25,10 @@ testbed_kver() {
 		echo "$KVER"
 		return
 	fi
-	testbed_kernels | head -n 1
+	# (not "| head": with pipefail its early exit would fail us)
+	local k
+	k=$(testbed_kernels)
+	echo "${k%%$'\n'*}"
 }
 
 die() {
