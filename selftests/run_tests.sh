@@ -12,7 +12,8 @@
 #   cluster TEST_CLUSTER_PROGS, on every host of testbed/vm-cluster
 #   host    TEST_HOST_PROGS, on the build host
 # A test passes with exit 0, is skipped with exit 4 (kselftest's KSFT_SKIP)
-# and fails otherwise.  Each has TEST_TIMEOUT seconds (default 600).
+# and fails otherwise.  Each has TEST_TIMEOUT seconds (default 600, or
+# what a "# timeout: N" line of the test's own says).
 set -u
 cd "$(dirname "$0")" || exit 1
 
@@ -47,13 +48,15 @@ for t in "${tests[@]}"; do
 	n=$((n + 1))
 	echo "# selftests: sdp: $t"
 	start=$(date +%s)
-	timeout -k 10 "${TEST_TIMEOUT:-600}" "./$t" $arg 2>&1 | sed -u 's/^/# /'
+	to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -n 1)
+	to=${TEST_TIMEOUT:-${to:-600}}
+	timeout -k 10 "$to" "./$t" $arg 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))
 	case "$rc" in
 	0) echo "ok $n selftests: sdp: $t # ${secs}s" ;;
 	4) echo "ok $n selftests: sdp: $t # SKIP" ;;
-	124) echo "not ok $n selftests: sdp: $t # TIMEOUT ${TEST_TIMEOUT:-600}s"
+	124) echo "not ok $n selftests: sdp: $t # TIMEOUT ${to}s"
 	     failed=$((failed + 1)) ;;
 	*) echo "not ok $n selftests: sdp: $t # exit=$rc"
 	   failed=$((failed + 1)) ;;
