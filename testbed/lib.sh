@@ -31,6 +31,13 @@ testbed_kver() {
 	echo "${k%%$'\n'*}"
 }
 
+# The ib_sdp module built for the test bed's kernel (make: build-kmods),
+# relative to the repository: net/sdp/ib_sdp.ko is make's, for the
+# newest kernel with headers, which need not be the one the VM boots.
+testbed_ko() {
+	echo "build/kmod/$(testbed_kver)/net/sdp/ib_sdp.ko"
+}
+
 die() {
 	echo "testbed: $*" >&2
 	exit 125
