@@ -22,7 +22,7 @@
  * has read them, or when the connection is torn down.  sendfile() does
  * not wait for that: the peer reads the file's pages as they are then,
  * the by-reference semantics of TCP's sendfile().
-
+ *
  * The room for the SrcAvail (a registration, a send buffer, the peer's
  * limit) is taken when a run starts, so gathered bytes, which the caller
  * already counts as sent, can always be advertised.  Whatever else queues
