@@ -405,6 +405,9 @@ static int __init sdp_init(void)
 	sdp_inet6_family.family = sdp_af_inet6;
 	sdp_inet6_ops.family = sdp_af_inet6;
 
+	sdp_transport_register(&sdp_rdma_transport);
+	sdp_transport_register(&sdp_local_transport);
+
 	sdp_wq = alloc_workqueue("ib_sdp", WQ_MEM_RECLAIM, 0);
 	if (!sdp_wq)
 		return -ENOMEM;

@@ -266,12 +266,23 @@ struct sdp_send {
  * @info: TCP_INFO's fields beyond the state
  * @probe: a keepalive probe (SO_KEEPALIVE); 0 sent, 1 answered at once,
  *	or a negative errno
+ * @diag_kind: what sock_diag reports it as (SDP_DIAG_TP_*)
+ * @sock_init: a new socket: set up what the transport keeps in it
+ * @release: proto.release_cb, the socket spinlock held, the socket still
+ *	owned: handle what arrived for the transport while the owner held
+ *	the socket.  Called for every transport, whichever carries the
+ *	socket's connection now
+ * @conn_free: the connection's last reference is gone: free what the
+ *	transport keeps in it (torn down already: nothing is posted)
  *
- * All but @teardown and @writable are called with the socket locked.
+ * All but @teardown, @writable, @sock_init and @conn_free are called with
+ * the socket locked.
  * SIOCOUTQ and /proc count what a transport holds in the socket's
  * tx_queued (not sent yet), tx_inflight_bytes (sent, not yet taken by the
  * peer) and zc_src_bytes (advertised by SrcAvail).
  */
+struct sdp_conn;
+
 struct sdp_transport {
 	const char	*name;
 	int	(*sendmsg)(struct sdp_sock *ssk, struct msghdr *msg,
@@ -285,10 +296,15 @@ struct sdp_transport {
 	bool	(*writable)(const struct sdp_sock *ssk);
 	void	(*info)(struct sdp_sock *ssk, struct tcp_info *info);
 	int	(*probe)(struct sdp_sock *ssk);
+	u8	diag_kind;
+	void	(*sock_init)(struct sdp_sock *ssk);
+	void	(*release)(struct sdp_sock *ssk);
+	void	(*conn_free)(struct sdp_conn *conn);
 };
 
 extern const struct sdp_transport sdp_rdma_transport;
 extern const struct sdp_transport sdp_local_transport;
+void sdp_transport_register(const struct sdp_transport *tp);
 
 /* most bytes one local message holds: with its header, 64 KiB (order 4) */
 #define SDP_LOCAL_CHUNK		(64 * 1024 - 256)
@@ -311,6 +327,7 @@ struct sdp_local_link;
 struct sdp_conn {
 	struct kref		ref;
 	struct sdp_sock		*ssk;		/* its socket */
+	const struct sdp_transport *tp;		/* what carries it */
 
 	/* verbs resources (SDP_F_CONN) */
 	struct sdp_device	*sdev;
@@ -809,7 +826,8 @@ int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 void sdp_release_cb(struct sock *sk);
 void sdp_sq_posted(struct sdp_sock *ssk);
 int sdp_conn_init(struct sdp_sock *ssk);
-struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk);
+struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk,
+				const struct sdp_transport *tp);
 void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn);
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
 void sdp_conn_put(struct sdp_conn *conn);

@@ -114,8 +114,7 @@ static u8 sdp_diag_transport(struct sdp_sock *ssk)
 	if (!test_bit(SDP_F_WAS_CONNECTED, &ssk->flags) &&
 	    ssk->sk.sk_state != TCP_SYN_SENT && ssk->sk.sk_state != TCP_SYN_RECV)
 		return SDP_DIAG_TP_NONE;
-	return ssk->tp == &sdp_local_transport ? SDP_DIAG_TP_LOCAL :
-						 SDP_DIAG_TP_RDMA;
+	return READ_ONCE(ssk->tp)->diag_kind;
 }
 
 static u16 sdp_diag_flags(struct sdp_sock *ssk)

@@ -46,6 +46,7 @@
 #include <net/ip.h>
 #include <net/route.h>
 #include <net/tcp_states.h>
+#include <uapi/linux/sdp_diag.h>
 
 #include "sdp.h"
 #include "sdp_local.h"
@@ -483,7 +484,6 @@ static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 	conn->st.last_recv = jiffies;
 	link->end[side].ssk = ssk;
 	sdp_conn_install(ssk, conn);
-	WRITE_ONCE(ssk->tp, &sdp_local_transport);
 	/* till the first send: sdp_local_limits() */
 	ssk->tx_local_rcv = sdp_rcv_budget(ssk);
 	WRITE_ONCE(ssk->tx_local_limit,
@@ -511,8 +511,8 @@ int sdp_local_pair(struct sdp_sock *client, struct sock *child)
 	struct sdp_local_link *link;
 
 	link = kzalloc(sizeof(*link), GFP_KERNEL_ACCOUNT);
-	cc = sdp_conn_alloc(client);
-	sc = sdp_conn_alloc(cssk);
+	cc = sdp_conn_alloc(client, &sdp_local_transport);
+	sc = sdp_conn_alloc(cssk, &sdp_local_transport);
 	if (!link || !cc || !sc) {
 		kfree(link);
 		if (cc)
@@ -661,6 +661,30 @@ static int sdp_local_probe(struct sdp_sock *ssk)
 	return 1;
 }
 
+/* What a local peer left while a process owned the socket. */
+static void sdp_local_release(struct sdp_sock *ssk)
+{
+	if (ssk->conn->link)
+		sdp_local_apply(ssk);
+}
+
+/* The local transport's part of freeing a connection: its messages not
+ * read, the one held back, and its end of the link.
+ */
+static void sdp_local_conn_free(struct sdp_conn *conn)
+{
+	struct sdp_sock *ssk = conn->ssk;
+	struct sdp_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list)
+		if (buf->kind == SDP_BUF_LOCAL)
+			sdp_local_buf_free(ssk, buf);
+	if (conn->local_held)
+		sdp_local_buf_free(ssk, conn->local_held);
+	if (conn->link)
+		sdp_local_link_put(conn->link);
+}
+
 const struct sdp_transport sdp_local_transport = {
 	.name		= "local",
 	.sendmsg	= sdp_local_sendmsg,
@@ -672,6 +696,9 @@ const struct sdp_transport sdp_local_transport = {
 	.writable	= sdp_local_writable,
 	.info		= sdp_local_info,
 	.probe		= sdp_local_probe,
+	.diag_kind	= SDP_DIAG_TP_LOCAL,
+	.release	= sdp_local_release,
+	.conn_free	= sdp_local_conn_free,
 };
 
 static_assert(SDP_LOCAL_CHUNK + sizeof(struct sdp_buf) <= 64 * 1024);

@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the connection object (struct sdp_conn) and its verbs
- * resources.
+ * ib_sdp: the RDMA transport's connection: its verbs resources, its
+ * completions, and the transport's operations (sdp_rdma_transport).
  *
- * A socket always has one struct sdp_conn: an empty one from its creation
- * (sdp_conn_init()), and a fresh one for each connection, which
- * sdp_conn_create() puts in place of the last (sdp_conn_replace()) before
- * it creates the QP.  The last reference frees its rings and ZCopy state
- * (sdp_conn_free()).
- *
- * A connection owns one RC QP, a share of a CQ from the device's CQ pool
- * for both its queues (polled in softirq context), a ring of receive
+ * sdp_conn_create() makes a fresh struct sdp_conn (sdp_conn.c) for a
+ * connection the RDMA transport carries and puts it in place of the
+ * socket's last.  It owns one RC QP, a share of a CQ from the device's CQ
+ * pool for both its queues (polled in softirq context), a ring of receive
  * buffers, send buffers allocated as sends need them (sdp_mem.c) and
  * a few header-only control buffers, DMA-mapped while they have memory.
  * Every buffer is a struct sdp_buf with its own ib_cqe, so a completion
- * leads straight to its buffer.
+ * leads straight to its buffer.  The last reference frees the rings and
+ * ZCopy state (sdp_rdma_conn_free()).
  *
  * Completions run sdp_cq_done() in softirq context.  Under bh_lock_sock()
  * it handles the buffer at once, or, when a process owns the socket, puts
- * it on ->backlog, which sdp_release_cb() empties in order before the
+ * it on ->backlog, which sdp_rdma_release() empties in order before the
  * owner lets go: completions are therefore handled in the order they
  * arrive, always under the socket lock, never concurrently.
  *
@@ -34,6 +31,8 @@
 
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+
+#include <uapi/linux/sdp_diag.h>
 
 #include "sdp.h"
 
@@ -106,12 +105,11 @@ static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
 	bh_unlock_sock(sk);
 }
 
-/* proto.release_cb: called by release_sock() with the socket spinlock held
- * while the process still owns the socket.
+/* The RDMA transport's release: the completions that came while a process
+ * owned the socket, in the order they came.
  */
-void sdp_release_cb(struct sock *sk)
+static void sdp_rdma_release(struct sdp_sock *ssk)
 {
-	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_buf *buf;
 
 	while (!list_empty(&ssk->backlog)) {
@@ -119,8 +117,6 @@ void sdp_release_cb(struct sock *sk)
 		list_del_init(&buf->list);
 		sdp_buf_complete(ssk, buf);
 	}
-	if (ssk->conn->link)
-		sdp_local_apply(ssk);	/* what a local peer left meanwhile */
 }
 
 /* A buffer whose completions come to sdp_cq_done(). */
@@ -187,29 +183,11 @@ static void sdp_bufs_free(struct sdp_sock *ssk)
 	WRITE_ONCE(ssk->tx_nfree, 0);
 }
 
-/* An empty connection: no QP, no buffers. */
-struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk)
+/* The RDMA transport's part of freeing a connection: torn down already,
+ * so nothing is mapped or posted.
+ */
+static void sdp_rdma_conn_free(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
-
-	if (!conn)
-		return NULL;
-	kref_init(&conn->ref);
-	conn->ssk = ssk;
-	sdp_buf_init(ssk, &conn->ka_buf, SDP_BUF_PROBE);
-	INIT_LIST_HEAD(&conn->rx_early);
-	INIT_LIST_HEAD(&conn->rx_queue);
-	INIT_LIST_HEAD(&conn->rx_resize);
-	INIT_LIST_HEAD(&conn->tx_free);
-	INIT_LIST_HEAD(&conn->tx_queue);
-	INIT_LIST_HEAD(&conn->ctrl_free);
-	return conn;
-}
-
-/* The last reference: torn down already, so nothing is mapped or posted. */
-static void sdp_conn_free(struct kref *ref)
-{
-	struct sdp_conn *conn = container_of(ref, struct sdp_conn, ref);
 	struct sdp_sock *ssk = conn->ssk;
 	struct sdp_buf *buf, *tmp;
 
@@ -218,62 +196,11 @@ static void sdp_conn_free(struct kref *ref)
 			sdp_bounce_free(buf);
 		else if (buf->kind == SDP_BUF_SPILL)
 			sdp_rx_spill_free(ssk, conn, buf);
-		else if (buf->kind == SDP_BUF_LOCAL)
-			sdp_local_buf_free(ssk, buf);
 	}
-	if (conn->local_held)
-		sdp_local_buf_free(ssk, conn->local_held);
-	if (conn->link)
-		sdp_local_link_put(conn->link);
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
 	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
 	kvfree(conn->zc);
-	kfree(conn);
-}
-
-/**
- * sdp_conn_get - hold the socket's connection across a sleep
- * @ssk: the socket, locked
- *
- * A thread that releases the socket lock while it still uses the
- * connection (pointers into its rings or ZCopy state) holds it: a new
- * connection of the same socket replaces ssk->conn meanwhile, never the
- * memory under the sleeper.
- */
-struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk)
-{
-	sdp_assert_locked(ssk);
-	kref_get(&ssk->conn->ref);
-	return ssk->conn;
-}
-
-/* Drop a reference; the socket locked (or being destroyed). */
-void sdp_conn_put(struct sdp_conn *conn)
-{
-	kref_put(&conn->ref, sdp_conn_free);
-}
-
-/**
- * sdp_conn_install - a new connection replaces the socket's last, done
- * @ssk: the socket, locked
- * @conn: from sdp_conn_alloc(); the socket takes its reference
- */
-void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn)
-{
-	sdp_assert_locked(ssk);
-	sdp_conn_put(ssk->conn);
-	ssk->conn = conn;
-	/* a new stream */
-	WRITE_ONCE(ssk->rcv_nxt, 0);
-	WRITE_ONCE(ssk->copied_seq, 0);
-	WRITE_ONCE(ssk->urg_data, 0);
-	WRITE_ONCE(ssk->tx_nfree, 0);
-	WRITE_ONCE(ssk->tx_queued, 0);
-	WRITE_ONCE(ssk->tx_inflight_bytes, 0);
-	WRITE_ONCE(ssk->zc_src_count, 0);
-	WRITE_ONCE(ssk->zc_src_bytes, 0);
-	__clear_bit(SDP_F_ZC_HURRY, &ssk->flags);
 }
 
 static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
@@ -515,11 +442,12 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 
 	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
 		return -EBUSY;
-	conn = sdp_conn_alloc(ssk);	/* a fresh one, all zero */
+	/* a fresh one, all zero */
+	conn = sdp_conn_alloc(ssk, &sdp_rdma_transport);
 	if (!conn)
 		return -ENOMEM;
+	sdp_buf_init(ssk, &conn->ka_buf, SDP_BUF_PROBE);
 	sdp_conn_install(ssk, conn);
-	WRITE_ONCE(ssk->tp, &sdp_rdma_transport);
 
 	conn->sdev = sdp_dev_get(id->device);
 	if (!conn->sdev)
@@ -783,6 +711,14 @@ static void sdp_rdma_teardown(struct sdp_sock *ssk)
 	sdp_conn_free_verbs(ssk, id);
 }
 
+/* A new socket: what the RDMA transport keeps in it. */
+static void sdp_rdma_sock_init(struct sdp_sock *ssk)
+{
+	sdp_mem_init(ssk);
+	sdp_zc_init(ssk);
+	INIT_LIST_HEAD(&ssk->backlog);
+}
+
 const struct sdp_transport sdp_rdma_transport = {
 	.name		= "rdma",
 	.sendmsg	= sdp_rdma_sendmsg,
@@ -794,17 +730,8 @@ const struct sdp_transport sdp_rdma_transport = {
 	.writable	= sdp_writable,
 	.info		= sdp_rdma_info,
 	.probe		= sdp_rdma_probe,
+	.diag_kind	= SDP_DIAG_TP_RDMA,
+	.sock_init	= sdp_rdma_sock_init,
+	.release	= sdp_rdma_release,
+	.conn_free	= sdp_rdma_conn_free,
 };
-
-/* At socket creation: the socket's first, empty, connection. */
-int sdp_conn_init(struct sdp_sock *ssk)
-{
-	sdp_close_init(ssk);
-	sdp_timers_init(ssk);
-	sdp_mem_init(ssk);
-	sdp_zc_init(ssk);
-	INIT_LIST_HEAD(&ssk->backlog);
-	ssk->tp = &sdp_rdma_transport;
-	ssk->conn = sdp_conn_alloc(ssk);
-	return ssk->conn ? 0 : -ENOMEM;
-}
