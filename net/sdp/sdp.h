@@ -838,20 +838,11 @@ static inline u32 sdp_tx_held(const struct sdp_sock *ssk)
 	return READ_ONCE(ssk->tx_queued) + READ_ONCE(ssk->tx_inflight_bytes);
 }
 
-/* sdp_window.c: what a writer may hand over before the peer reads */
+/* sdp_buf.c: the memory a socket may hold, its buffers' memory */
 u32 sdp_snd_budget(const struct sdp_sock *ssk);
 u32 sdp_rcv_budget(const struct sdp_sock *ssk);
-bool sdp_tx_buf_avail(const struct sdp_sock *ssk);
-bool sdp_tx_wake_due(const struct sdp_sock *ssk);
-void sdp_rx_held_add(struct sdp_sock *ssk);
-void sdp_rx_spill(struct sdp_sock *ssk);
-void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
-		       struct sdp_buf *buf);
-void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf);
-u32 sdp_rx_room(const struct sdp_sock *ssk);
-bool sdp_rx_ahead_room(struct sdp_sock *ssk);
-
-/* sdp_mem.c */
+int __sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
+		    enum dma_data_direction dir, bool grow, gfp_t gfp);
 int sdp_buf_alloc(struct sdp_sock *ssk, struct sdp_buf *buf, u32 size,
 		  enum dma_data_direction dir, bool grow);
 void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
@@ -867,6 +858,19 @@ static inline u32 sdp_bounce_truesize(const struct sdp_buf *b)
 }
 
 void sdp_bounce_free(struct sdp_buf *b);
+
+/* sdp_window.c: what a writer may hand over before the peer reads */
+bool sdp_tx_buf_avail(const struct sdp_sock *ssk);
+bool sdp_tx_wake_due(const struct sdp_sock *ssk);
+void sdp_rx_held_add(struct sdp_sock *ssk);
+void sdp_rx_spill(struct sdp_sock *ssk);
+void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
+		       struct sdp_buf *buf);
+void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+u32 sdp_rx_room(const struct sdp_sock *ssk);
+bool sdp_rx_ahead_room(struct sdp_sock *ssk);
+
+/* sdp_mem.c: buffer memory that follows the traffic */
 void sdp_mem_kick(struct sdp_sock *ssk, unsigned long delay);
 struct sdp_buf *sdp_tx_buf_take(struct sdp_sock *ssk);
 void sdp_tx_bufs_unmap(struct sdp_sock *ssk);

@@ -55,42 +55,6 @@
 /* Spill buffers hold at least this much, so that small messages share. */
 #define SDP_SPILL_MIN		(4 * 1024)
 
-/**
- * sdp_snd_budget - bytes a socket may hold to send
- * @ssk: the socket (any context)
- *
- * SO_SNDBUF if the program set it (as TCP doubled it), else what TCP's
- * send buffer may grow to, tcp_wmem[2].
- */
-u32 sdp_snd_budget(const struct sdp_sock *ssk)
-{
-	const struct sock *sk = &ssk->sk;
-	u32 snd = READ_ONCE(sk->sk_sndbuf);
-
-	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK)
-		return snd;
-	return max_t(u32, snd,
-		     READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
-}
-
-/**
- * sdp_rcv_budget - bytes a socket may hold that its program has not read
- * @ssk: the socket (any context)
- *
- * SO_RCVBUF if the program set it (as TCP doubled it), else what TCP's
- * receive buffer may grow to, tcp_rmem[2].
- */
-u32 sdp_rcv_budget(const struct sdp_sock *ssk)
-{
-	const struct sock *sk = &ssk->sk;
-	u32 rcv = READ_ONCE(sk->sk_rcvbuf);
-
-	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
-		return rcv;
-	return max_t(u32, rcv,
-		     READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]));
-}
-
 /* Send buffers queued or in flight (not on ->tx_free). */
 static u32 sdp_tx_bufs_used(const struct sdp_conn *conn, u32 nfree)
 {
