@@ -813,24 +813,36 @@ void sdp_conn_abort(struct sdp_sock *ssk, int err, bool send_abort);
 void sdp_flushed(struct sdp_sock *ssk);
 void sdp_close_init(struct sdp_sock *ssk);
 
-/* sdp_verbs.c */
-void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id);
-int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
-void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
-int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
-int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
-int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf);
-bool sdp_zc_peer_busy(struct sdp_sock *ssk);
-int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		     const struct ib_send_wr **bad_wr);
+/* sdp_conn.c: the connection object, the transports */
 void sdp_release_cb(struct sock *sk);
-void sdp_sq_posted(struct sdp_sock *ssk);
 int sdp_conn_init(struct sdp_sock *ssk);
 struct sdp_conn *sdp_conn_alloc(struct sdp_sock *ssk,
 				const struct sdp_transport *tp);
 void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn);
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk);
 void sdp_conn_put(struct sdp_conn *conn);
+
+/* sdp_verbs.c: the RDMA transport's ground floor */
+int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n,
+		   u32 size);
+void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n);
+int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+		 enum dma_data_direction dir);
+void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+		    enum dma_data_direction dir);
+int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
+void sdp_pd_release(struct sdp_sock *ssk);
+int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+
+/* sdp_rdma.c: the RDMA transport's connection */
+int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
+void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id);
+void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
+int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
+int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_sq_posted(struct sdp_sock *ssk);
 
 /* Bytes a socket holds to send: queued, and sent but not completed. */
 static inline u32 sdp_tx_held(const struct sdp_sock *ssk)
@@ -919,6 +931,7 @@ static inline void sdp_win_progress(struct sdp_sock *ssk)
 /* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c,
  * sdp_zc_page.c
  */
+bool sdp_zc_peer_busy(struct sdp_sock *ssk);
 struct sdp_zc;
 ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
 			  bool notlast);

@@ -1,139 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the RDMA transport's connection: its verbs resources, its
- * completions, and the transport's operations (sdp_rdma_transport).
+ * ib_sdp: the verbs ground floor of the RDMA transport: a connection's
+ * rings of buffers, its QP on a share of a device CQ, its PD, and
+ * posting to its queues.
  *
- * sdp_conn_create() makes a fresh struct sdp_conn (sdp_conn.c) for a
- * connection the RDMA transport carries and puts it in place of the
- * socket's last.  It owns one RC QP, a share of a CQ from the device's CQ
- * pool for both its queues (polled in softirq context), a ring of receive
- * buffers, send buffers allocated as sends need them (sdp_mem.c) and
- * a few header-only control buffers, DMA-mapped while they have memory.
- * Every buffer is a struct sdp_buf with its own ib_cqe, so a completion
- * leads straight to its buffer.  The last reference frees the rings and
- * ZCopy state (sdp_rdma_conn_free()).
+ * Objects: the struct sdp_buf rings of a struct sdp_conn (rx_ring,
+ * ctrl_ring), its QP, CQ share and PD (conn->qp, ->cq, ->pd, ->sdev).
+ * What a completion means, and the buffers' ib_cqe, are the transport's
+ * (sdp_rdma.c): nothing here calls above this file but rdma_cm and the
+ * verbs, and it keeps no state of its own.
  *
- * Completions run sdp_cq_done() in softirq context.  Under bh_lock_sock()
- * it handles the buffer at once, or, when a process owns the socket, puts
- * it on ->backlog, which sdp_rdma_release() empties in order before the
- * owner lets go: completions are therefore handled in the order they
- * arrive, always under the socket lock, never concurrently.
- *
- * Teardown (sdp_conn_teardown(), sdp_close.c) runs in process context
- * without the socket lock: ib_drain_qp() (whose flushed completions still
- * pass through sdp_cq_done()), rdma_disconnect(), then
- * sdp_conn_free_verbs() releases the QP, the CQ share, the DMA mappings
- * and the PD.  The buffers' memory stays with the connection until it is
- * replaced or the socket freed, so data received before the teardown can
- * still be read.
+ * Locks: the caller holds the socket lock, or owns the connection alone
+ * (set-up, teardown).  Buffers are charged to the memory cgroup of the
+ * socket's owner: the caller opens that scope (set_active_memcg()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-#include <uapi/linux/sdp_diag.h>
-
 #include "sdp.h"
 
 /**
- * sdp_sq_posted - a signaled work request went on the send queue
- * @ssk: the socket, locked
+ * sdp_ring_alloc - a ring of @n buffers of @size bytes, not mapped
+ * @ssk: the socket whose owner's cgroup the caller charges
+ * @ringp: where the ring goes (set even when a buffer's memory fails:
+ *	sdp_ring_free() releases what was taken)
+ * @n: buffers
+ * @size: bytes each; 0: they get their memory when first used (sdp_mem.c)
  *
- * The stall watchdog (sdp_timer.c) watches the send queue while anything
- * is on it: a peer that stops answering, or stops taking our messages
- * (the transport retries RNR for ever), ends in ETIMEDOUT.
+ * The caller gives each buffer its kind and completion (sdp_buf_init()).
+ *
+ * Return: 0 or -ENOMEM.
  */
-void sdp_sq_posted(struct sdp_sock *ssk)
-{
-	sdp_assert_locked(ssk);
-	if (!ssk->conn->tx_wrs++) {
-		ssk->conn->tx_wr_stamp = jiffies;
-		sdp_stall_arm(ssk);
-	}
-}
-
-/* A signaled send work request completed (or was flushed). */
-static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	struct sdp_conn *conn = ssk->conn;
-
-	if (conn->tx_wrs)
-		conn->tx_wrs--;
-	if (buf->status == IB_WC_SUCCESS)
-		conn->tx_wr_stamp = jiffies;
-}
-
-static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	if (buf->kind != SDP_BUF_RX)
-		sdp_sq_done(ssk, buf);
-	switch (buf->kind) {
-	case SDP_BUF_RX:
-		sdp_rx_complete(ssk, buf);
-		break;
-	case SDP_BUF_PROBE:
-		sdp_tx_status(ssk, buf);
-		sdp_ka_complete(ssk, buf);
-		break;
-	case SDP_BUF_ZC_REG:
-	case SDP_BUF_ZC_RW:
-		sdp_zc_complete(ssk, buf);
-		break;
-	default:
-		sdp_tx_complete(ssk, buf);
-		break;
-	}
-}
-
-/* ib_cqe.done of every buffer; softirq context. */
-static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct sdp_buf *buf = container_of(wc->wr_cqe, struct sdp_buf, cqe);
-	struct sdp_sock *ssk = buf->ssk;
-	struct sock *sk = &ssk->sk;
-
-	buf->status = wc->status;
-	if (buf->kind == SDP_BUF_RX)
-		buf->len = wc->status == IB_WC_SUCCESS ? wc->byte_len : 0;
-
-	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk) && list_empty(&ssk->backlog))
-		sdp_buf_complete(ssk, buf);
-	else
-		list_add_tail(&buf->list, &ssk->backlog);
-	bh_unlock_sock(sk);
-}
-
-/* The RDMA transport's release: the completions that came while a process
- * owned the socket, in the order they came.
- */
-static void sdp_rdma_release(struct sdp_sock *ssk)
-{
-	struct sdp_buf *buf;
-
-	while (!list_empty(&ssk->backlog)) {
-		buf = list_first_entry(&ssk->backlog, struct sdp_buf, list);
-		list_del_init(&buf->list);
-		sdp_buf_complete(ssk, buf);
-	}
-}
-
-/* A buffer whose completions come to sdp_cq_done(). */
-void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
-{
-	buf->ssk = ssk;
-	buf->kind = kind;
-	buf->cqe.done = sdp_cq_done;
-	INIT_LIST_HEAD(&buf->list);
-}
-
-/* Buffers are charged to the memory cgroup of the socket's owner: the
- * caller opens that scope (set_active_memcg()).  @size 0: the buffers get
- * their memory when first used (sdp_mem.c).
- */
-static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
-			  u32 n, u32 size, u8 kind)
+int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n,
+		   u32 size)
 {
 	struct sdp_buf *ring;
 	u32 i;
@@ -142,10 +43,7 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 	if (!ring)
 		return -ENOMEM;
 	*ringp = ring;
-	for (i = 0; i < n; i++) {
-		sdp_buf_init(ssk, &ring[i], kind);
-		if (!size)
-			continue;
+	for (i = 0; i < n && size; i++) {
 		ring[i].data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!ring[i].data)
 			return -ENOMEM;
@@ -156,7 +54,7 @@ static int sdp_ring_alloc(struct sdp_sock *ssk, struct sdp_buf **ringp,
 }
 
 /* Free a ring's memory; nothing of it is mapped any more. */
-static void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
+void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
 {
 	struct sdp_buf *ring = *ringp;
 	u32 i;
@@ -169,42 +67,8 @@ static void sdp_ring_free(struct sdp_sock *ssk, struct sdp_buf **ringp, u32 n)
 	*ringp = NULL;
 }
 
-/* The rings of a connection that failed to set up: nothing is mapped or
- * received.
- */
-static void sdp_bufs_free(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-
-	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk));
-	sdp_tx_bufs_free(ssk, conn);
-	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
-	INIT_LIST_HEAD(&conn->ctrl_free);
-	WRITE_ONCE(ssk->tx_nfree, 0);
-}
-
-/* The RDMA transport's part of freeing a connection: torn down already,
- * so nothing is mapped or posted.
- */
-static void sdp_rdma_conn_free(struct sdp_conn *conn)
-{
-	struct sdp_sock *ssk = conn->ssk;
-	struct sdp_buf *buf, *tmp;
-
-	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
-		if (buf->kind == SDP_BUF_BOUNCE)
-			sdp_bounce_free(buf);
-		else if (buf->kind == SDP_BUF_SPILL)
-			sdp_rx_spill_free(ssk, conn, buf);
-	}
-	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
-	sdp_tx_bufs_free(ssk, conn);
-	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
-	kvfree(conn->zc);
-}
-
-static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
-			enum dma_data_direction dir)
+int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+		 enum dma_data_direction dir)
 {
 	u32 i;
 
@@ -221,8 +85,8 @@ static int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 	return 0;
 }
 
-static void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
-			   enum dma_data_direction dir)
+void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
+		    enum dma_data_direction dir)
 {
 	u32 i;
 
@@ -234,40 +98,6 @@ static void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 		ib_dma_unmap_single(dev, ring[i].dma, ring[i].size, dir);
 		ring[i].dma = 0;
 	}
-}
-
-static void sdp_bufs_unmap(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct ib_device *dev = conn->sdev->ibdev;
-
-	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
-		       DMA_FROM_DEVICE);
-	sdp_tx_bufs_unmap(ssk);
-	sdp_ring_unmap(dev, conn->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
-}
-
-/* Ring sizes from the module parameters, or from SO_RCVBUF / SO_SNDBUF
- * when the application set them.  Buffer sizes change later (sdp_mem.c).
- */
-static void sdp_conn_size(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sock *sk = &ssk->sk;
-
-	conn->rcv_size = clamp_t(u32, READ_ONCE(rcvbuf_initial_size),
-				 SDP_MIN_BUF_SIZE, SDP_MAX_BUF_SIZE);
-	conn->rcv_size_min = conn->rcv_size;
-	conn->rcv_acked = conn->rcv_size;
-	conn->rx_size = clamp_t(u32, READ_ONCE(sdp_rx_size), SDP_MIN_BUFS,
-				SDP_MAX_BUFS);
-	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
-		conn->rx_size = clamp_t(u32, sk->sk_rcvbuf / conn->rcv_size,
-					SDP_MIN_BUFS, conn->rx_size);
-	conn->tx_size = SDP_TX_SIZE;
-	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK)
-		conn->tx_size = clamp_t(u32, sk->sk_sndbuf / conn->rcv_size, 2,
-					SDP_TX_SIZE);
 }
 
 /* QP events.  COMM_EST: a message arrived before the CM saw the RTU (a
@@ -333,35 +163,7 @@ static int sdp_cq_size(const struct ib_qp_init_attr *attr)
 	       attr->cap.max_recv_wr;
 }
 
-static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct mem_cgroup *old = set_active_memcg(ssk->memcg);
-	u32 i;
-	int err;
-
-	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk),
-			     conn->rcv_size, SDP_BUF_RX);
-	if (!err)
-		err = sdp_ring_alloc(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS,
-				     SDP_CTRL_SIZE, SDP_BUF_CTRL);
-	if (!err)
-		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
-				   DMA_FROM_DEVICE);
-	if (!err)
-		err = sdp_ring_map(dev, conn->ctrl_ring, SDP_CTRL_BUFS,
-				   DMA_TO_DEVICE);
-	set_active_memcg(old);
-	if (err)
-		return err;
-
-	/* send buffers come as sends need them (sdp_tx_buf_take()) */
-	for (i = 0; i < SDP_CTRL_BUFS; i++)
-		list_add_tail(&conn->ctrl_ring[i].list, &conn->ctrl_free);
-	return 0;
-}
-
-static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
+int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct ib_device *dev = conn->sdev->ibdev;
@@ -409,7 +211,7 @@ static int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 }
 
 /* The PD and the device reference, once nothing uses them any more. */
-static void sdp_pd_release(struct sdp_sock *ssk)
+void sdp_pd_release(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 
@@ -419,84 +221,6 @@ static void sdp_pd_release(struct sdp_sock *ssk)
 	}
 	sdp_dev_put(conn->sdev);
 	conn->sdev = NULL;
-}
-
-/**
- * sdp_conn_create - create the QP, CQ and buffers of a connection
- * @ssk: the socket, locked
- * @id: its rdma_cm_id, whose device is known (route resolved, or a
- *	connection request)
- *
- * Posts every receive buffer, so that the Hello or HelloAck may advertise
- * them all.  Takes the connection's reference on the socket.
- *
- * Return: 0 or a negative errno; on failure nothing is left allocated.
- */
-int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
-{
-	struct sdp_conn *conn;
-	int err;
-	u32 i;
-
-	sdp_assert_locked(ssk);
-
-	if (WARN_ON_ONCE(test_bit(SDP_F_CONN, &ssk->flags)))
-		return -EBUSY;
-	/* a fresh one, all zero */
-	conn = sdp_conn_alloc(ssk, &sdp_rdma_transport);
-	if (!conn)
-		return -ENOMEM;
-	sdp_buf_init(ssk, &conn->ka_buf, SDP_BUF_PROBE);
-	sdp_conn_install(ssk, conn);
-
-	conn->sdev = sdp_dev_get(id->device);
-	if (!conn->sdev)
-		return -ENODEV;
-	conn->iwarp = rdma_protocol_iwarp(id->device, id->port_num);
-	/* a PD of its own: its keys work on this connection only */
-	conn->pd = ib_alloc_pd(conn->sdev->ibdev, 0);
-	if (IS_ERR(conn->pd)) {
-		err = PTR_ERR(conn->pd);
-		conn->pd = NULL;
-		goto err_dev;
-	}
-
-	sdp_conn_size(ssk);
-	err = sdp_bufs_create(ssk, conn->sdev->ibdev);
-	if (err)
-		goto err_bufs;
-	err = sdp_qp_create(ssk, id);
-	if (err)
-		goto err_bufs;
-
-	conn->st.last_recv = jiffies;
-	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
-		err = sdp_post_recv(ssk, &conn->rx_ring[i]);
-		if (err)
-			goto err_qp;
-	}
-	conn->adv_bufs = sdp_rx_adv(ssk);
-
-	__set_bit(SDP_F_CONN, &ssk->flags);
-	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
-	sock_hold(&ssk->sk);	/* the connection's; put in sdp_conn_teardown() */
-	return 0;
-
-err_qp:
-	/* The CQ is shared: the posted receives' flushes must have run
-	 * before their buffers go.
-	 */
-	ib_drain_qp(conn->qp);
-	rdma_destroy_qp(id);
-	conn->qp = NULL;
-	ib_cq_pool_put(conn->cq, conn->cq_size);
-	conn->cq = NULL;
-err_bufs:
-	sdp_bufs_unmap(ssk);
-	sdp_bufs_free(ssk);
-err_dev:
-	sdp_pd_release(ssk);
-	return err;
 }
 
 int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -550,188 +274,3 @@ int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	local_bh_enable();
 	return err;
 }
-
-/**
- * sdp_post_send - post a message whose payload is already in @buf
- * @ssk: the socket, locked, with a usable connection and a credit
- * @buf: a send or control buffer; ->mid and ->len are set, the header is
- *	 filled in here with the current credits and sequence numbers
- *
- * Return: 0 or a negative errno (the message was not sent).
- */
-int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sdp_bsdh *h = buf->data;
-	struct ib_sge sge = {
-		.addr	= buf->dma,
-		.length	= buf->len,
-		.lkey	= conn->pd->local_dma_lkey,
-	};
-	struct ib_send_wr wr = {
-		.wr_cqe		= &buf->cqe,
-		.sg_list	= &sge,
-		.num_sge	= 1,
-		.opcode		= IB_WR_SEND,
-		.send_flags	= IB_SEND_SIGNALED,
-	};
-	int err;
-
-	sdp_assert_locked(ssk);
-
-	h->mid = buf->mid;
-	h->flags = buf->flags;
-	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
-	h->len = cpu_to_be32(buf->len);
-	h->mseq = cpu_to_be32(conn->tx_mseq + 1);
-	h->mseq_ack = cpu_to_be32(conn->rx_mseq);
-
-	if (buf->mid == SDP_MID_ABORT)
-		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
-	if (buf->len <= conn->max_inline) {
-		wr.send_flags |= IB_SEND_INLINE;
-		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
-	}
-	ib_dma_sync_single_for_device(conn->sdev->ibdev, buf->dma, buf->len,
-				      DMA_TO_DEVICE);
-	buf->posted_ns = ktime_get_ns();
-	err = sdp_qp_post_send(conn->qp, &wr, NULL);
-	if (err)
-		return err;
-	sdp_sq_posted(ssk);
-	conn->st.segs_out++;
-	conn->tx_mseq++;
-	if (conn->tx_returns)
-		conn->tx_returns--;	/* it takes one of the peer's buffers */
-	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
-		conn->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
-						   (h + 1))->len);
-	/* a SinkAvail the peer sent before seeing this is stale */
-	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
-	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
-		conn->zc_data_mseq = conn->tx_mseq;
-	conn->adv_bufs = sdp_rx_adv(ssk);
-	conn->adv_ack = conn->rx_mseq;
-	conn->rx_upd = 0;
-	return 0;
-}
-
-/**
- * sdp_post_zero_read - post a zero-length RDMA READ, signaled
- * @ssk: the socket, locked, connected
- * @buf: its completion's buffer (no data)
- *
- * On iWARP a send or a WRITE completes once the local TCP has it; a READ
- * completes only when the peer's answer came back, which it sends after
- * everything posted before it was placed: the keepalive probe there.  It
- * needs no key (it moves no byte) and no credit.
- *
- * Return: 0 or the post's negative errno.
- */
-int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct ib_sge sge = { .lkey = conn->pd->local_dma_lkey };
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe		= &buf->cqe,
-			.sg_list	= &sge,
-			.num_sge	= 1,	/* iWARP's READ takes one */
-			.opcode		= IB_WR_RDMA_READ,
-			.send_flags	= IB_SEND_SIGNALED,
-		},
-	};
-	int err;
-
-	sdp_assert_locked(ssk);
-
-	err = sdp_qp_post_send(conn->qp, &wr.wr, NULL);
-	if (!err)
-		sdp_sq_posted(ssk);
-	return err;
-}
-
-/**
- * sdp_conn_free_verbs - release a drained connection's verbs resources
- * @ssk: the socket, locked, its QP drained
- * @id: its rdma_cm_id
- *
- * The QP, the CQ share, the buffers' mappings (their memory stays with
- * the connection, for data not yet read), the PD and the device.
- */
-void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
-{
-	struct sdp_conn *conn = ssk->conn;
-
-	sdp_assert_locked(ssk);
-
-	rdma_destroy_qp(id);
-	conn->qp = NULL;
-	ib_cq_pool_put(conn->cq, conn->cq_size);
-	conn->cq = NULL;
-	sdp_bufs_unmap(ssk);
-	sdp_pd_release(ssk);
-}
-
-/* The RDMA transport's reset: an Abort, once our keys are dead (it is
- * fenced behind their invalidation).
- */
-static void sdp_rdma_reset(struct sdp_sock *ssk)
-{
-	sdp_zc_revoke(ssk);
-	sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
-}
-
-/**
- * sdp_rdma_teardown - the RDMA transport's teardown
- * @ssk: the socket, not locked, SDP_F_TEARDOWN set; returns it locked
- *
- * The QP goes to error and is drained (no traffic), our ZCopy keys are
- * deregistered, and only then is the peer told: it may hold a key, and
- * another connection of ours on the same device (same PD) to use it
- * with.  The id cannot go away meanwhile: its owner destroys it only once
- * SDP_F_CONN is clear, and rdma_cm only when the handler says so, after
- * this.
- */
-static void sdp_rdma_teardown(struct sdp_sock *ssk)
-	__acquires(&ssk->sk)
-{
-	struct sock *sk = &ssk->sk;
-	struct rdma_cm_id *id;
-
-	lock_sock(sk);
-	id = ssk->cm_id;
-	release_sock(sk);
-	ib_drain_qp(ssk->conn->qp);
-	lock_sock(sk);
-	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
-	release_sock(sk);
-	rdma_disconnect(id);
-	lock_sock(sk);
-	sdp_conn_free_verbs(ssk, id);
-}
-
-/* A new socket: what the RDMA transport keeps in it. */
-static void sdp_rdma_sock_init(struct sdp_sock *ssk)
-{
-	sdp_mem_init(ssk);
-	sdp_zc_init(ssk);
-	INIT_LIST_HEAD(&ssk->backlog);
-}
-
-const struct sdp_transport sdp_rdma_transport = {
-	.name		= "rdma",
-	.sendmsg	= sdp_rdma_sendmsg,
-	.sink		= sdp_rdma_sink,
-	.rx_done	= sdp_rdma_rx_done,
-	.flush		= sdp_rdma_flush,
-	.reset		= sdp_rdma_reset,
-	.teardown	= sdp_rdma_teardown,
-	.writable	= sdp_writable,
-	.info		= sdp_rdma_info,
-	.probe		= sdp_rdma_probe,
-	.diag_kind	= SDP_DIAG_TP_RDMA,
-	.sock_init	= sdp_rdma_sock_init,
-	.release	= sdp_rdma_release,
-	.conn_free	= sdp_rdma_conn_free,
-};
