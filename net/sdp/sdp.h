@@ -263,6 +263,8 @@ struct sdp_send {
  * @teardown: release what the connection holds; process context, called
  *	without the socket lock, returns with it held
  * @writable: poll()'s POLLOUT (lockless, under rcu_read_lock())
+ * @wake_due: sk_write_space: is there room enough to wake writers now?
+ *	(lockless; NULL: whenever the socket has room)
  * @info: TCP_INFO's fields beyond the state
  * @probe: a keepalive probe (SO_KEEPALIVE); 0 sent, 1 answered at once,
  *	or a negative errno
@@ -275,8 +277,8 @@ struct sdp_send {
  * @conn_free: the connection's last reference is gone: free what the
  *	transport keeps in it (torn down already: nothing is posted)
  *
- * All but @teardown, @writable, @sock_init and @conn_free are called with
- * the socket locked.
+ * All but @teardown, @writable, @wake_due, @sock_init and @conn_free are
+ * called with the socket locked.
  * SIOCOUTQ and /proc count what a transport holds in the socket's
  * tx_queued (not sent yet), tx_inflight_bytes (sent, not yet taken by the
  * peer) and zc_src_bytes (advertised by SrcAvail).
@@ -294,6 +296,7 @@ struct sdp_transport {
 	void	(*reset)(struct sdp_sock *ssk);
 	void	(*teardown)(struct sdp_sock *ssk);
 	bool	(*writable)(const struct sdp_sock *ssk);
+	bool	(*wake_due)(const struct sdp_sock *ssk);
 	void	(*info)(struct sdp_sock *ssk, struct tcp_info *info);
 	int	(*probe)(struct sdp_sock *ssk);
 	u8	diag_kind;
@@ -990,8 +993,12 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
 void sdp_tcp_info(struct sdp_sock *ssk, struct tcp_info *info);
 
-/* sdp_tx.c */
+/* sdp_send.c: the socket's send call */
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
+void sdp_write_space(struct sock *sk);
+void sdp_wake_space(struct sock *sk);
+
+/* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);
 void sdp_tx_init_wait(struct sdp_sock *ssk);
 void sdp_tx_push(struct sdp_sock *ssk);
@@ -999,8 +1006,6 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);
 bool sdp_writable(const struct sdp_sock *ssk);
-void sdp_write_space(struct sock *sk);
-void sdp_wake_space(struct sock *sk);
 
 /* sdp_rx.c */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,

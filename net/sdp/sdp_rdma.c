@@ -474,6 +474,16 @@ static void sdp_rdma_sock_init(struct sdp_sock *ssk)
 	INIT_LIST_HEAD(&ssk->backlog);
 }
 
+/* sk_write_space: wake writers once enough room is free, as TCP does
+ * (sdp_tx_wake_due()), or when memory came back for one that waited for
+ * it.
+ */
+static bool sdp_rdma_wake_due(const struct sdp_sock *ssk)
+{
+	return sdp_tx_wake_due(ssk) ||
+	       test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags);
+}
+
 const struct sdp_transport sdp_rdma_transport = {
 	.name		= "rdma",
 	.sendmsg	= sdp_rdma_sendmsg,
@@ -483,6 +493,7 @@ const struct sdp_transport sdp_rdma_transport = {
 	.reset		= sdp_rdma_reset,
 	.teardown	= sdp_rdma_teardown,
 	.writable	= sdp_writable,
+	.wake_due	= sdp_rdma_wake_due,
 	.info		= sdp_rdma_info,
 	.probe		= sdp_rdma_probe,
 	.diag_kind	= SDP_DIAG_TP_RDMA,

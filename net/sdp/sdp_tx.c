@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the BCopy send path and send credits.
+ * ib_sdp: the RDMA transport's BCopy send path and send credits.
  *
- * sendmsg() copies the application's bytes into the connection's send
+ * Its ->sendmsg() (sdp_rdma_sendmsg(), called by sendmsg(), sdp_send.c)
+ * copies the application's bytes into the connection's send
  * buffers: it fills the last queued buffer up to the largest message the
  * peer accepts (its receive buffer size), then takes a free one.  Filled
  * buffers wait on ->tx_queue and are posted as Data messages, in order,
@@ -43,43 +44,6 @@ bool sdp_writable(const struct sdp_sock *ssk)
 		return true;
 	return sdp_tx_buf_avail(ssk) &&
 	       (!lowat || READ_ONCE(ssk->tx_queued) < lowat);
-}
-
-/* sk_write_space: wake writers that ran out of send room once there is
- * enough again (sdp_tx_wake_due()), so that a streaming writer is not
- * woken per message.
- */
-void sdp_write_space(struct sock *sk)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct socket *sock = sk->sk_socket;
-
-	if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags))
-		return;
-	if (test_bit(SDP_F_CONN, &ssk->flags) &&
-	    READ_ONCE(ssk->tp) == &sdp_rdma_transport &&
-	    !sdp_tx_wake_due(ssk) &&
-	    !test_bit(SDP_F_TX_MEM_WAIT, &ssk->flags))
-		return;
-	clear_bit(SOCK_NOSPACE, &sock->flags);
-	sdp_wake_space(sk);
-}
-
-/* Wake writers and poll()ers waiting for room, as sk_stream_write_space()
- * does; the caller decided there is some.
- */
-void sdp_wake_space(struct sock *sk)
-{
-	struct socket_wq *wq;
-
-	rcu_read_lock();
-	wq = rcu_dereference(sk->sk_wq);
-	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
-						EPOLLWRNORM | EPOLLWRBAND);
-	if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
-		sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
-	rcu_read_unlock();
 }
 
 /* The credits a control message @mid needs more than: how many of the
@@ -465,33 +429,6 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sk->sk_write_space(sk);
 }
 
-/* As sk_stream_wait_connect(): wait for a connection in progress. */
-static int sdp_wait_connect(struct sock *sk, long *timeo)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	int done;
-
-	do {
-		if (sk->sk_err)
-			return sock_error(sk);
-		if ((1 << sk->sk_state) & ~(TCPF_SYN_SENT | TCPF_SYN_RECV))
-			return -EPIPE;
-		if (!*timeo)
-			return -EAGAIN;
-		if (signal_pending(current))
-			return sock_intr_errno(*timeo);
-
-		add_wait_queue(sk_sleep(sk), &wait);
-		done = sk_wait_event(sk, timeo,
-				     !sk->sk_err &&
-				     !((1 << sk->sk_state) &
-				       ~(TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)),
-				     &wait);
-		remove_wait_queue(sk_sleep(sk), &wait);
-	} while (!done);
-	return 0;
-}
-
 /* May a send take one more send buffer?  @shallow: no more than tx_size
  * messages' worth held (sdp_zc_adapt_probing()).
  */
@@ -562,28 +499,6 @@ static int sdp_wait_tx_mem(struct sock *sk, long *timeo)
 	return 0;
 }
 
-/* MSG_ZEROCOPY on a socket with SDP_ZEROCOPY: TCP's notification.  Past
- * RLIMIT_MEMLOCK the send is copied, and the notification says so.
- */
-static int sdp_zc_uarg(struct sdp_sock *ssk, size_t size,
-		       struct ubuf_info **uargp)
-{
-	struct sock *sk = &ssk->sk;
-	struct ubuf_info *uarg;
-
-	uarg = msg_zerocopy_realloc(sk, size, NULL);
-	if (!uarg) {
-		uarg = msg_zerocopy_realloc(sk, 0, NULL);
-		if (!uarg)
-			return -ENOBUFS;
-		uarg_to_msgzc(uarg)->zerocopy = 0;
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
-		trace_sdp_zcopy(sk, "fallback-optmem", size);
-	}
-	*uargp = uarg;
-	return 0;
-}
-
 /* Try to send the next part of @msg by ZCopy (sdp_zcopy.c).  Returns the
  * bytes advertised, 0 to copy this part instead, or a negative errno.
  */
@@ -621,25 +536,6 @@ static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		if (sk->sk_err || !sdp_conn_usable(ssk))
 			return -EPIPE;
 	}
-}
-
-/* sendto(MSG_FASTOPEN) on a socket not connected yet: connect, as TCP
- * does when TCP Fast Open has no cookie for the peer (the data then goes
- * once the connection is up: at once for a blocking socket, else the
- * call says EINPROGRESS).  Disabled as net.ipv4.tcp_fastopen disables
- * it for TCP, and refused for AF_UNSPEC, as tcp_sendmsg_fastopen().
- */
-static int sdp_sendmsg_fastopen(struct socket *sock, struct msghdr *msg)
-{
-	struct sockaddr *uaddr = msg->msg_name;
-	struct net *net = sock_net(sock->sk);
-
-	if (!(READ_ONCE(net->ipv4.sysctl_tcp_fastopen) & TFO_CLIENT_ENABLE) ||
-	    (msg->msg_namelen >= sizeof(uaddr->sa_family) &&
-	     uaddr->sa_family == AF_UNSPEC))
-		return -EOPNOTSUPP;
-	return sdp_connect(sock, uaddr, msg->msg_namelen,
-			   msg->msg_flags & MSG_DONTWAIT ? O_NONBLOCK : 0);
 }
 
 /**
@@ -785,64 +681,5 @@ out:
 	if (s->zc_adapt)
 		sdp_zc_adapt_done(ssk, size, s->zc_used,
 				  !err && size && s->copied == size);
-	return err;
-}
-
-int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
-{
-	struct sock *sk = sock->sk;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_send s = { .flags = msg->msg_flags };
-	struct sdp_conn *conn;
-	int err;
-
-	/* sendfile()'s and splice()'s pages: by reference where we can */
-	if ((s.flags & MSG_SPLICE_PAGES) && iov_iter_is_bvec(&msg->msg_iter))
-		return sdp_sendmsg_pages(sock, msg, false);
-	if (unlikely((s.flags & MSG_FASTOPEN) && msg->msg_name)) {
-		err = sdp_sendmsg_fastopen(sock, msg);
-		if (err)
-			return err == -EINPROGRESS ? err :
-			       sk_stream_error(sk, s.flags, err);
-	}
-
-	lock_sock(sk);
-	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
-	s.timeo = sock_sndtimeo(sk, s.flags & MSG_DONTWAIT);
-
-	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
-		err = sdp_wait_connect(sk, &s.timeo);
-		if (err)
-			goto out;
-		/* the connection made while we waited: hold that one */
-		sdp_conn_put(conn);
-		conn = sdp_conn_get(ssk);
-	}
-	s.conn = conn;
-	if ((s.flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
-		err = sdp_zc_uarg(ssk, size, &s.uarg);
-		if (err)
-			goto out;
-		s.no_zc = !uarg_to_msgzc(s.uarg)->zerocopy;
-	}
-	ssk->more = !!(s.flags & MSG_MORE);
-	/* the connection made while we waited, if we did */
-	err = ssk->tp->sendmsg(ssk, msg, &s);
-	if (s.uarg) {
-		if (!s.zc_used)
-			uarg_to_msgzc(s.uarg)->zerocopy = 0;
-		if (s.copied)
-			net_zcopy_put(s.uarg);
-		else
-			msg_zerocopy_put_abort(s.uarg, true);
-	}
-out:
-	sdp_conn_put(conn);
-	if (s.copied) {
-		release_sock(sk);
-		return s.copied;
-	}
-	err = sk_stream_error(sk, s.flags, err);
-	release_sock(sk);
 	return err;
 }
