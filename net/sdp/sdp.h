@@ -257,6 +257,8 @@ struct sdp_send {
  *	reader's buffer for the peer to fill straight; bytes placed there,
  *	0 to look again, -EOPNOTSUPP if not now
  * @rx_done: a receive-queue entry has been read whole: release it
+ * @rx_purge: drop every entry of the receive queue, unread, with the
+ *	connection (connect(AF_UNSPEC))
  * @flush: send what may go now (@push: also what TCP_CORK or MSG_MORE
  *	held), a pending DisConn after the data
  * @reset: tell the peer the connection is reset (sdp_conn_abort())
@@ -292,6 +294,7 @@ struct sdp_transport {
 	int	(*sink)(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 			int flags, long *timeo);
 	void	(*rx_done)(struct sdp_sock *ssk, struct sdp_buf *buf);
+	void	(*rx_purge)(struct sdp_sock *ssk);
 	void	(*flush)(struct sdp_sock *ssk, bool push);
 	void	(*reset)(struct sdp_sock *ssk);
 	void	(*teardown)(struct sdp_sock *ssk);
@@ -549,6 +552,25 @@ static inline struct sdp_sock *sdp_sk(const struct sock *sk)
 static inline void sdp_assert_locked(const struct sdp_sock *ssk)
 {
 	sock_owned_by_me(&ssk->sk);
+}
+
+/* Bytes of the stream a receive-queue entry holds: a Data message's
+ * payload, a bounce buffer's bytes, or a SrcAvail's bytes not yet read.
+ */
+static inline u32 sdp_buf_payload(const struct sdp_buf *buf)
+{
+	if (buf->kind != SDP_BUF_RX)	/* bounce, spill, local */
+		return buf->len;
+	if (buf->mid == SDP_MID_SRC_AVAIL)
+		return buf->zc_len;
+	return buf->len - sizeof(struct sdp_bsdh);
+}
+
+/* Where those bytes start. */
+static inline void *sdp_buf_bytes(const struct sdp_buf *buf)
+{
+	return buf->kind != SDP_BUF_RX ? buf->data :
+	       buf->data + sizeof(struct sdp_bsdh);
 }
 
 /* The receive ring: rx_size buffers the peer gets credits for, and
@@ -972,7 +994,6 @@ bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);
-void sdp_rx_purge(struct sdp_sock *ssk);
 
 /* the RDMA transport's operations */
 int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
@@ -980,6 +1001,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		  int flags, long *timeo);
 void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rdma_rx_purge(struct sdp_sock *ssk);
 void sdp_rdma_flush(struct sdp_sock *ssk, bool push);
 void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info);
 int sdp_rdma_probe(struct sdp_sock *ssk);
@@ -1007,14 +1029,17 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);
 bool sdp_writable(const struct sdp_sock *ssk);
 
-/* sdp_rx.c */
+/* sdp_recv.c: the receive queue as a stream, recvmsg() */
 int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
+bool sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags);
+void sdp_rx_disconn(struct sdp_sock *ssk);
+void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val);
+
+/* sdp_rx.c: the RDMA transport's receive ring and inbound messages */
 void sdp_rx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_rx_early(struct sdp_sock *ssk);
 void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf);
-void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags);
-void sdp_rx_disconn(struct sdp_sock *ssk);
 bool sdp_need_credit_update(const struct sdp_sock *ssk);
 
 /* sdp_proc.c */

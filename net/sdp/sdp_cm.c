@@ -699,7 +699,7 @@ static int sdp_disconnect(struct sdp_sock *ssk)
 	/* unread data and urgent state go with the connection */
 	if (sdp_zc_quiesce(ssk))
 		return -EINTR;
-	sdp_rx_purge(ssk);
+	ssk->tp->rx_purge(ssk);
 	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
 	WRITE_ONCE(ssk->urg_data, 0);
 	WRITE_ONCE(sk->sk_shutdown, 0);

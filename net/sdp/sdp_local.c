@@ -661,6 +661,17 @@ static int sdp_local_probe(struct sdp_sock *ssk)
 	return 1;
 }
 
+/* ->rx_purge(): drop the peer's messages not read, with the connection. */
+static void sdp_local_rx_purge(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, &ssk->conn->rx_queue, list) {
+		list_del_init(&buf->list);
+		sdp_local_rx_done(ssk, buf);
+	}
+}
+
 /* What a local peer left while a process owned the socket. */
 static void sdp_local_release(struct sdp_sock *ssk)
 {
@@ -690,6 +701,7 @@ const struct sdp_transport sdp_local_transport = {
 	.sendmsg	= sdp_local_sendmsg,
 	.sink		= sdp_local_sink,
 	.rx_done	= sdp_local_rx_done,
+	.rx_purge	= sdp_local_rx_purge,
 	.flush		= sdp_local_flush,
 	.reset		= sdp_local_reset,
 	.teardown	= sdp_local_teardown,

@@ -489,6 +489,7 @@ const struct sdp_transport sdp_rdma_transport = {
 	.sendmsg	= sdp_rdma_sendmsg,
 	.sink		= sdp_rdma_sink,
 	.rx_done	= sdp_rdma_rx_done,
+	.rx_purge	= sdp_rdma_rx_purge,
 	.flush		= sdp_rdma_flush,
 	.reset		= sdp_rdma_reset,
 	.teardown	= sdp_rdma_teardown,

@@ -1,26 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the receive ring, inbound validation and recvmsg().
+ * ib_sdp: the RDMA transport's receive ring and inbound validation.
  *
  * Every receive buffer of the ring is posted at connection setup.  A
  * completed message is validated in the order of Documentation/wire.rst
  * (byte count, header, length for its id, sequence, acknowledgment and
  * credits against what is possible), its header's credits are taken, and
  * then:
- *  - Data with a payload stays in its buffer, queued on ->rx_queue, until
- *    recvmsg() has copied all of it out; only then is the buffer posted
- *    again.  The buffers holding unread data are thus the receive window:
- *    a reader that stops reading stops the sender's credits.  Received
- *    bytes are numbered as a stream (->rcv_nxt, ->copied_seq, and each
- *    buffer's ->seq), as TCP numbers them.
+ *  - Data with a payload stays in its buffer, queued on ->rx_queue
+ *    (sdp_rx_data(), sdp_recv.c), until recvmsg() has copied all of it
+ *    out; only then is the buffer posted again (sdp_rdma_rx_done()).  The
+ *    buffers holding unread data are thus the receive window: a reader
+ *    that stops reading stops the sender's credits.
  *  - A SrcAvail stands in the queue for the peer's bytes it advertises
  *    until they are read by RDMA (sdp_zc_read.c); the bytes read ahead into
  *    kernel memory wait in bounce buffers queued in front of it.
  *  - Urgent data (MSG_OOB) is the last byte of a Data message flagged
- *    OOB_PRES.  It follows tcp_check_urg()/tcp_recvmsg(): SIGURG to the
- *    owner, reads stop at the mark, the byte is skipped unless
- *    SO_OOBINLINE and read with recv(MSG_OOB), and a later urgent byte
- *    replaces one not yet read.
+ *    OOB_PRES (the stream handles it as TCP does, sdp_recv.c).
  *  - Data without a payload (a credit update), DisConn and Abort are
  *    handled at once and their buffer is posted again.
  * Any violation aborts the connection, counts a protocol error and logs a
@@ -95,22 +91,6 @@ void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 }
 
-static void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val)
-{
-	struct sock *sk = &ssk->sk;
-	struct rdma_cm_id *id = ssk->cm_id;
-
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_PROTO_ERRORS);
-	trace_sdp_proto_error(sk, what, val);
-	if (id)
-		net_warn_ratelimited("protocol error from %pISpc: %s (%u), connection aborted\n",
-				     &id->route.addr.dst_addr, what, val);
-	else
-		net_warn_ratelimited("protocol error: %s (%u), connection aborted\n",
-				     what, val);
-	sdp_conn_abort(ssk, ECONNRESET, true);
-}
-
 /* Header checks; returns what is wrong, or NULL. */
 static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 				u32 *val)
@@ -182,26 +162,10 @@ static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 	return NULL;
 }
 
-/* Bytes of the stream a receive-queue entry holds: a Data message's
- * payload, a bounce buffer's bytes, or a SrcAvail's bytes not yet read.
+/* The RDMA transport's ->rx_purge(): drop everything received and not
+ * read, with the connection.
  */
-static u32 sdp_buf_payload(const struct sdp_buf *buf)
-{
-	if (buf->kind != SDP_BUF_RX)	/* bounce, spill, local */
-		return buf->len;
-	if (buf->mid == SDP_MID_SRC_AVAIL)
-		return buf->zc_len;
-	return buf->len - sizeof(struct sdp_bsdh);
-}
-
-static void *sdp_buf_bytes(const struct sdp_buf *buf)
-{
-	return buf->kind != SDP_BUF_RX ? buf->data :
-	       buf->data + sizeof(struct sdp_bsdh);
-}
-
-/* Drop everything received and not read, with the connection. */
-void sdp_rx_purge(struct sdp_sock *ssk)
+void sdp_rdma_rx_purge(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf, *tmp;
@@ -212,8 +176,6 @@ void sdp_rx_purge(struct sdp_sock *ssk)
 			sdp_bounce_free(buf);
 		else if (buf->kind == SDP_BUF_SPILL)
 			sdp_rx_spill_free(ssk, conn, buf);
-		else if (buf->kind == SDP_BUF_LOCAL)
-			sdp_local_rx_done(ssk, buf);
 	}
 	conn->rx_held = 0;
 	conn->zc_bounce = 0;
@@ -242,107 +204,6 @@ void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 	ssk->conn->rx_held--;
 	sdp_rx_repost(ssk, buf);
-}
-
-/* Hand back to the transport the entries every byte of which was read. */
-static void sdp_rx_release(struct sdp_sock *ssk)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sdp_buf *buf;
-	bool released = false;
-
-	while (!list_empty(&conn->rx_queue)) {
-		buf = list_first_entry(&conn->rx_queue, struct sdp_buf, list);
-		/* a SrcAvail leaves the queue once read (sdp_zc_read.c) */
-		if (buf->mid == SDP_MID_SRC_AVAIL && buf->kind == SDP_BUF_RX)
-			break;
-		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
-			break;
-		list_del_init(&buf->list);
-		ssk->tp->rx_done(ssk, buf);
-		released = true;
-	}
-	/* credits for the peer, or room for its writers */
-	if (released)
-		ssk->tp->flush(ssk, false);
-}
-
-/* Urgent data at stream offset @ptr arrives (tcp_check_urg()), before its
- * message's payload is added to the stream.
- */
-static void sdp_rx_urg_mark(struct sdp_sock *ssk, u32 ptr)
-{
-	struct sock *sk = &ssk->sk;
-
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_RX_URGENT);
-	sk_send_sigurg(sk);
-	/* The reader stands on an older urgent byte it has not read: step
-	 * over it now, or it would be read as data once the mark moves.
-	 */
-	if (ssk->urg_seq == ssk->copied_seq && ssk->urg_data &&
-	    !sock_flag(sk, SOCK_URGINLINE) && ssk->copied_seq != ssk->rcv_nxt) {
-		WRITE_ONCE(ssk->copied_seq, ssk->copied_seq + 1);
-		sdp_rx_release(ssk);
-	}
-	WRITE_ONCE(ssk->urg_seq, ptr);
-}
-
-void sdp_rx_disconn(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-
-	__set_bit(SDP_F_DISCONN_RCVD, &ssk->flags);
-	sock_set_flag(sk, SOCK_DONE);
-	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | RCV_SHUTDOWN);
-	switch (sk->sk_state) {
-	case TCP_ESTABLISHED:
-		sdp_set_state(sk, TCP_CLOSE_WAIT);
-		break;
-	case TCP_FIN_WAIT1:
-		sdp_set_state(sk, TCP_CLOSING);
-		break;
-	}
-	sk->sk_state_change(sk);
-	sdp_close_if_done(ssk);
-	if (sk->sk_shutdown == SHUTDOWN_MASK || sk->sk_state == TCP_CLOSE)
-		sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_HUP);
-	else
-		sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_IN);
-}
-
-/* A Data message with a payload, or a local peer's bytes. */
-void sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sock *sk = &ssk->sk;
-	struct net *net = sock_net(sk);
-	u32 payload = sdp_buf_payload(buf);
-
-	if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
-		sdp_proto_error(ssk, "data after DisConn", payload);
-		return;
-	}
-	SDP_INC_STATS(net, SDP_MIB_RX_DATA);
-	SDP_ADD_STATS(net, SDP_MIB_RX_BYTES, payload);
-	conn->st.data_segs_in++;
-	conn->st.bytes_received += payload;
-	conn->st.last_data_recv = jiffies;
-	if (sock_flag(sk, SOCK_DEAD)) {
-		/* closed by its owner: nobody will read (TCP resets) */
-		sdp_conn_abort(ssk, 0, true);
-		return;
-	}
-	if (flags & SDP_OOB_PRES)
-		sdp_rx_urg_mark(ssk, ssk->rcv_nxt + payload - 1);
-	buf->seq = ssk->rcv_nxt;
-	list_add_tail(&buf->list, &conn->rx_queue);
-	WRITE_ONCE(ssk->rcv_nxt, ssk->rcv_nxt + payload);
-	if (flags & SDP_OOB_PRES)
-		WRITE_ONCE(ssk->urg_data, TCP_URG_VALID |
-			   ((u8 *)buf->data)[buf->len - 1]);
-	if (buf->kind == SDP_BUF_RX)
-		sdp_rx_held_add(ssk);	/* the peer's credit, held */
-	sk->sk_data_ready(sk);
 }
 
 static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf);
@@ -442,7 +303,8 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 			sdp_rx_repost(ssk, buf);
 			break;
 		}
-		sdp_rx_data(ssk, buf, h->flags);
+		if (sdp_rx_data(ssk, buf, h->flags))
+			sdp_rx_held_add(ssk);	/* the peer's credit, held */
 		if (test_bit(SDP_F_RESET, &ssk->flags))
 			return;
 		break;
@@ -541,307 +403,4 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_disconn_acked(ssk);
 	/* new credits may release queued data; reposts may need telling */
 	sdp_tx_flush(ssk);
-}
-
-/* The buffer holding stream offset @seq and the offset in its payload. */
-static struct sdp_buf *sdp_rx_find(struct sdp_sock *ssk, u32 seq, u32 *off)
-{
-	struct sdp_buf *buf;
-
-	list_for_each_entry(buf, &ssk->conn->rx_queue, list) {
-		u32 o = seq - buf->seq;
-
-		if (o < sdp_buf_payload(buf)) {
-			*off = o;
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-/* Clip a read of @used bytes at *@seq (*@off into its buffer) to the
- * urgent mark: stop before the mark, or step over the urgent byte when it
- * is read out of line.  Returns the bytes to copy, 0 when only the urgent
- * byte was stepped over.
- */
-static size_t sdp_rx_urg_clip(struct sdp_sock *ssk, u32 *seq, u32 *off,
-			      size_t used, u32 *urg_hole)
-{
-	u32 urg_offset = ssk->urg_seq - *seq;
-
-	if (likely(!ssk->urg_data) || urg_offset >= used)
-		return used;
-	if (urg_offset)
-		return urg_offset;
-	if (sock_flag(&ssk->sk, SOCK_URGINLINE))
-		return used;
-	WRITE_ONCE(*seq, *seq + 1);
-	(*urg_hole)++;
-	(*off)++;
-	return used - 1;
-}
-
-/* recv(MSG_OOB), as tcp_recv_urg(): never blocks. */
-static int sdp_recv_urg(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
-			int flags)
-{
-	struct sock *sk = &ssk->sk;
-	u16 urg = ssk->urg_data;
-	char c;
-
-	if (sock_flag(sk, SOCK_URGINLINE) || !urg || urg == TCP_URG_READ)
-		return -EINVAL;
-	if (sk->sk_state == TCP_CLOSE && !sock_flag(sk, SOCK_DONE))
-		return -ENOTCONN;
-	if (urg & TCP_URG_VALID) {
-		c = urg;
-		if (!(flags & MSG_PEEK))
-			WRITE_ONCE(ssk->urg_data, TCP_URG_READ);
-		msg->msg_flags |= MSG_OOB;
-		if (!len) {
-			msg->msg_flags |= MSG_TRUNC;
-			return 0;
-		}
-		if (!(flags & MSG_TRUNC) && memcpy_to_msg(msg, &c, 1))
-			return -EFAULT;
-		return 1;
-	}
-	if (sk->sk_state == TCP_CLOSE || (sk->sk_shutdown & RCV_SHUTDOWN))
-		return 0;
-	return -EAGAIN;
-}
-
-/* Before a reader sleeps, it watches for data a little while (the module
- * parameter recv_poll, in microseconds), the socket unlocked so that
- * completions are handled at once: being put to sleep and woken costs more
- * than a reply that is about to come.  Once per recvmsg().  A reader that
- * polls in vain SDP_RECV_POLL_MISSES times in a row, its peer slower than
- * that, stops polling for its next 32, 64, ... 1024 waits, so that idle
- * and slow connections cost no CPU; one success ends that.  SO_BUSY_POLL
- * set on the socket gives the time instead, and always polls, as on TCP.
- * True if data (or an error, the end, a signal) came.
- */
-static bool sdp_recv_busy_poll(struct sdp_sock *ssk, u32 seq)
-{
-	struct sock *sk = &ssk->sk;
-	unsigned int us = clamp_t(int, READ_ONCE(sdp_recv_poll), 0,
-				  SDP_RECV_POLL_MAX);
-	bool got = false, asked = false;
-	u64 end;
-
-#ifdef CONFIG_NET_RX_BUSY_POLL
-	if (READ_ONCE(sk->sk_ll_usec)) {
-		us = min_t(unsigned int, READ_ONCE(sk->sk_ll_usec),
-			   SDP_RECV_POLL_MAX);
-		asked = true;
-	}
-#endif
-	if (!us)
-		return false;
-	if (ssk->poll_skip && !asked) {
-		ssk->poll_skip--;
-		return false;
-	}
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_RECV_POLLS);
-	end = local_clock() + (u64)us * NSEC_PER_USEC;
-	release_sock(sk);
-	do {
-		if (READ_ONCE(ssk->rcv_nxt) != seq || READ_ONCE(sk->sk_err) ||
-		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-		    signal_pending(current)) {
-			got = true;
-			break;
-		}
-		cpu_relax();
-	} while (!need_resched() && local_clock() < end);
-	lock_sock(sk);
-	if (got) {
-		SDP_INC_STATS(sock_net(sk), SDP_MIB_RECV_POLL_HITS);
-		ssk->poll_misses = 0;
-		ssk->poll_backoff = 0;
-	} else if (++ssk->poll_misses >= SDP_RECV_POLL_MISSES) {
-		ssk->poll_misses = 0;
-		ssk->poll_skip = 32U << ssk->poll_backoff;
-		if (ssk->poll_backoff < 5)
-			ssk->poll_backoff++;
-	}
-	return got;
-}
-
-/* As tcp_recvmsg_locked(), over the receive buffers. */
-int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
-		int flags)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sock *sk = sock->sk;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	u32 peek_seq, *seq, off, urg_hole = 0;
-	int copied = 0, target, n;
-	struct sdp_conn *conn;
-	struct sdp_buf *buf;
-	bool polled = false;
-	size_t used;
-	long timeo;
-
-	if (flags & MSG_ERRQUEUE)
-		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
-
-	lock_sock(sk);
-	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
-	if (sk->sk_state == TCP_LISTEN) {
-		copied = -ENOTCONN;
-		goto out;
-	}
-	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	if (flags & MSG_OOB) {
-		copied = sdp_recv_urg(ssk, msg, len, flags);
-		goto out;
-	}
-
-	seq = &ssk->copied_seq;
-	if (flags & MSG_PEEK) {
-		peek_seq = ssk->copied_seq;
-		seq = &peek_seq;
-	}
-	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
-
-	do {
-		/* a connection made or replaced while we slept: hold the
-		 * one we use now, so that what a sleep below keeps (a
-		 * transport's link, ZCopy state) stays
-		 */
-		if (unlikely(!sdp_conn_same(ssk, conn))) {
-			sdp_conn_put(conn);
-			conn = sdp_conn_get(ssk);
-		}
-		/* at urgent data: stop if anything was read */
-		if (unlikely(ssk->urg_data) && ssk->urg_seq == *seq) {
-			if (copied)
-				break;
-			if (signal_pending(current)) {
-				copied = timeo ? sock_intr_errno(timeo) : -EAGAIN;
-				break;
-			}
-		}
-
-		buf = sdp_rx_find(ssk, *seq, &off);
-		if (buf) {
-			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
-			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
-			if (buf->kind == SDP_BUF_RX &&
-			    buf->mid == SDP_MID_SRC_AVAIL) {
-				/* the peer's pages: read them (sdp_zc_read.c) */
-				n = sdp_zc_recv(ssk, buf, msg, used, flags, seq);
-				if (n < 0) {
-					/* READs that failed with the connection:
-					 * its error (ETIMEDOUT when the peer is
-					 * gone), reported once, as TCP does
-					 */
-					if (!copied)
-						copied = n == -ECONNRESET &&
-							 sk->sk_err ?
-							 sock_error(sk) : n;
-					break;
-				}
-				copied += n;
-				len -= n;
-				continue;
-			}
-			if (used && !(flags & MSG_TRUNC) &&
-			    copy_to_iter(sdp_buf_bytes(buf) + off, used,
-					 &msg->msg_iter) != used) {
-				if (!copied)
-					copied = -EFAULT;
-				break;
-			}
-			WRITE_ONCE(*seq, *seq + used);
-			copied += used;
-			len -= used;
-			if (unlikely(ssk->urg_data) &&
-			    (s32)(ssk->copied_seq - ssk->urg_seq) > 0)
-				WRITE_ONCE(ssk->urg_data, 0);
-			if (!(flags & MSG_PEEK))
-				sdp_rx_release(ssk);
-			continue;
-		}
-
-		if (copied >= target)
-			break;
-		if (copied) {
-			if (!timeo || sk->sk_err || sk->sk_state == TCP_CLOSE ||
-			    (sk->sk_shutdown & RCV_SHUTDOWN) ||
-			    signal_pending(current))
-				break;
-		} else {
-			if (sock_flag(sk, SOCK_DONE))
-				break;
-			if (sk->sk_err) {
-				copied = sock_error(sk);
-				break;
-			}
-			if (sk->sk_shutdown & RCV_SHUTDOWN)
-				break;
-			if (sk->sk_state == TCP_CLOSE) {
-				/* never connected, or disconnected */
-				copied = -ENOTCONN;
-				break;
-			}
-			if (!timeo) {
-				copied = -EAGAIN;
-				break;
-			}
-			if (signal_pending(current)) {
-				copied = sock_intr_errno(timeo);
-				break;
-			}
-		}
-
-		/* nothing to read: watch for it a moment */
-		if (!polled) {
-			polled = true;
-			if (sdp_recv_busy_poll(ssk, *seq))
-				continue;
-		}
-
-		/* the poll slept: look again at what is ours */
-		if (unlikely(!sdp_conn_same(ssk, conn)))
-			continue;
-		/* still nothing: offer the buffer to the peer (the
-		 * transport's sink sleeps on @conn, which we hold)
-		 */
-		n = ssk->tp->sink(ssk, msg, len, flags, &timeo);
-		if (n > 0) {
-			copied += n;
-			len -= n;
-			continue;
-		}
-		if (n < 0 && n != -EOPNOTSUPP) {
-			if (!copied)
-				copied = n;
-			break;
-		}
-		if (!n)
-			continue;	/* look again: data, time, signal */
-
-		add_wait_queue(sk_sleep(sk), &wait);
-		ssk->zc_readers++;
-		sk_wait_event(sk, &timeo,
-			      ssk->rcv_nxt != *seq || sk->sk_err ||
-			      (sk->sk_shutdown & RCV_SHUTDOWN) ||
-			      sk->sk_state == TCP_CLOSE, &wait);
-		ssk->zc_readers--;
-		remove_wait_queue(sk_sleep(sk), &wait);
-
-		if ((flags & MSG_PEEK) &&
-		    peek_seq - copied - urg_hole != ssk->copied_seq) {
-			/* another reader took data meanwhile */
-			peek_seq = ssk->copied_seq;
-		}
-	} while (len > 0);
-	sdp_zc_rx_done(ssk);
-
-out:
-	sdp_conn_put(conn);
-	release_sock(sk);
-	return copied;
 }
