@@ -868,6 +868,7 @@ void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind);
 int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_post_zero_read(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_sq_posted(struct sdp_sock *ssk);
+void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 
 /* Bytes a socket holds to send: queued, and sent but not completed. */
 static inline u32 sdp_tx_held(const struct sdp_sock *ssk)
@@ -941,7 +942,6 @@ void sdp_fin_timer_arm(struct sdp_sock *ssk);
 int sdp_embryo_timer_stop(struct sdp_sock *ssk);
 void sdp_cork_timer_arm(struct sdp_sock *ssk);
 void sdp_ka_reset(struct sdp_sock *ssk, bool on);
-void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_keepalive(struct sock *sk, int val);
 void sdp_stall_arm(struct sdp_sock *ssk);
 void sdp_stall_recheck(struct sdp_sock *ssk);
@@ -1004,7 +1004,6 @@ void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_rdma_rx_purge(struct sdp_sock *ssk);
 void sdp_rdma_flush(struct sdp_sock *ssk, bool push);
 void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info);
-int sdp_rdma_probe(struct sdp_sock *ssk);
 
 /* sdp_sockopt.c */
 void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);

@@ -474,6 +474,64 @@ static void sdp_rdma_sock_init(struct sdp_sock *ssk)
 	INIT_LIST_HEAD(&ssk->backlog);
 }
 
+/* Post the probe: a zero-length RDMA WRITE needs no remote buffer or key
+ * (IBTA C9-88) and no credit, yet the peer's device must acknowledge it.
+ * On iWARP a WRITE completes once the local TCP has it; there the probe
+ * is a ChRcvBuf (sdp_tx_ping()), which the peer's ChRcvBufAck answers,
+ * as any message from it does (sdp_rx.c).  Not a zero-length READ:
+ * Soft-iWARP answers one that finds its send side busy with the length
+ * and data of its last send, and the connection dies of the mismatch (a
+ * TERMINATE).  That READ is left for a peer without ChRcvBuf, and then
+ * not while the peer is sending for us (our READ's completion answers
+ * instead, sdp_zc_complete()).
+ */
+static int sdp_rdma_probe(struct sdp_sock *ssk)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe		= &ssk->conn->ka_buf.cqe,
+			.opcode		= IB_WR_RDMA_WRITE,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+	};
+	int err;
+
+	if (test_bit(SDP_F_KA_PROBE, &ssk->flags))
+		return 0;	/* the last one is still unanswered */
+	if (ssk->conn->iwarp) {
+		err = sdp_tx_ping(ssk);
+		if (!err) {
+			SDP_INC_STATS(sock_net(&ssk->sk),
+				      SDP_MIB_KEEPALIVE_PROBES);
+			return 0;
+		}
+		if (sdp_zc_peer_busy(ssk))
+			return 0;
+		err = sdp_post_zero_read(ssk, &ssk->conn->ka_buf);
+	} else {
+		err = sdp_qp_post_send(ssk->conn->qp, &wr.wr, NULL);
+		if (!err)
+			sdp_sq_posted(ssk);
+	}
+	if (!err) {
+		__set_bit(SDP_F_KA_PROBE, &ssk->flags);
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_KEEPALIVE_PROBES);
+	}
+	return err;
+}
+
+/* The probe's completion: the peer's device answered, or the transport
+ * gave up on it (sdp_tx_complete() has then failed the connection).
+ */
+void sdp_ka_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	__clear_bit(SDP_F_KA_PROBE, &ssk->flags);
+	if (buf->status == IB_WC_SUCCESS) {
+		ssk->conn->ka_probes = 0;
+		ssk->conn->st.last_recv = jiffies;
+	}
+}
+
 /* sk_write_space: wake writers once enough room is free, as TCP does
  * (sdp_tx_wake_due()), or when memory came back for one that waited for
  * it.
