@@ -19,8 +19,8 @@
  *                      rings, credits, buffer sizes, ZCopy state, the
  *                      local transport's link), kref'd: the socket holds
  *                      its current one (ssk->conn, never NULL), which a
- *                      new connection replaces as a whole
- *                      (sdp_conn_create(), sdp_local_end_up()).  See its
+ *                      new connection replaces as a whole (sdp_conn.c;
+ *                      sdp_conn_create(), sdp_local_end_up()).  See its
  *                      comment.
  *
  * Sleeping: a path that sleeps (releases the socket lock, or waits on a
@@ -41,13 +41,16 @@
  *  - a local sender copying into a reader's pages holds nothing but the
  *    offer's busy flag, which the reader waits on (sdp_local_sink.c).
  *
- *  struct sdp_transport  what carries a connection (ssk->tp): RDMA
- *                      (sdp_verbs.c and the files it names) or, for a peer
- *                      on this host, local (sdp_local.c, sdp_local_data.c,
- *                      sdp_local_sink.c).  The socket layer
- *                      (af_sdp.c, sdp_cm.c, sdp_tx.c, sdp_rx.c, sdp_close.c,
- *                      sdp_sockopt.c) keeps the stream, its states and its
- *                      waits, and calls the transport for what differs.
+ *  struct sdp_transport  what carries a connection (ssk->tp, the
+ *                      transport of ssk->conn): RDMA (sdp_rdma.c and the
+ *                      files it names, on sdp_verbs.c) or, for a peer on
+ *                      this host, local (sdp_local.c, sdp_local_data.c,
+ *                      sdp_local_sink.c).  The socket core (sdp_conn.c,
+ *                      sdp_send.c, sdp_recv.c, sdp_cm.c, sdp_listen.c,
+ *                      sdp_close.c, sdp_sockopt.c, sdp_timer.c) keeps the
+ *                      stream, its states and its waits, and calls the
+ *                      transport through its operations for what differs.
+ *                      Documentation/architecture.rst draws the layers.
  *
  *  struct sdp_device   one per RDMA device (sdp_dev.c), refcounted; each
  *                      connection holds a reference while it uses the
@@ -323,8 +326,10 @@ struct sdp_local_link;
  * Its QP, CQ share and protection domain, its rings and credits, its
  * buffer sizes and its ZCopy state.  A socket always has one (ssk->conn):
  * an empty one from its creation, and a new one for each connection it
- * makes or accepts (sdp_conn_create()), which replaces the last as a
- * whole, so nothing of an earlier connection can leak into the next.
+ * makes or accepts (sdp_conn_alloc() by the transport that carries it,
+ * sdp_conn_install()), which replaces the last as a whole, so nothing of
+ * an earlier connection can leak into the next.  The last reference
+ * frees what the transport keeps in it through tp->conn_free().
  * References (ref): the socket's, dropped when it is replaced or the
  * socket destroyed; and one for each thread that sleeps with the socket
  * lock released and goes on using it (sdp_conn_get()).  The fields are
