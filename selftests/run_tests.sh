@@ -12,8 +12,10 @@
 #   cluster TEST_CLUSTER_PROGS, on every host of testbed/vm-cluster
 #   host    TEST_HOST_PROGS, on the build host
 # A test passes with exit 0, is skipped with exit 4 (kselftest's KSFT_SKIP)
-# and fails otherwise.  Each has TEST_TIMEOUT seconds (default 600, or
-# what a "# timeout: N" line of the test's own says).
+# and fails otherwise.  Each has TEST_TIMEOUT seconds (default: what a
+# "# timeout: N" line of the test's own says, else the timeout= of
+# kselftest's settings file, 600).  config lists the kernel options the
+# tests need, as kselftest's config files do.
 set -u
 cd "$(dirname "$0")" || exit 1
 
@@ -41,6 +43,9 @@ else
 	done
 fi
 
+default_to=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' settings 2>/dev/null)
+default_to=${default_to:-600}
+
 echo "TAP version 13"
 echo "1..${#tests[@]}"
 n=0 failed=0
@@ -49,7 +54,7 @@ for t in "${tests[@]}"; do
 	echo "# selftests: sdp: $t"
 	start=$(date +%s)
 	to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -n 1)
-	to=${TEST_TIMEOUT:-${to:-600}}
+	to=${TEST_TIMEOUT:-${to:-$default_to}}
 	timeout -k 10 "$to" "./$t" $arg 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))

@@ -1,8 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The test bed itself: Soft-RoCE comes up in the VM and carries a real RC
-# connection between two processes (qperf rc_lat over rdma_cm).
+# connection between two processes (qperf rc_lat over rdma_cm), and the
+# running kernel has every option the tests need (config, as kselftest's).
 . "$(dirname "$0")/lib.sh"
+
+kconfig=/boot/config-$(uname -r)
+missing=$(while read -r line; do
+	opt=${line%%=*}
+	grep -qE "^$opt=(y|m)$" "$kconfig" || echo "$opt"
+done <"$(dirname "$0")/config" | xargs)
+check_eq "the kernel has every option of selftests/config" "" "$missing"
 
 addr=$(rxe-up)
 check "rxe-up gives an address" test -n "$addr"
