@@ -267,13 +267,16 @@ void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 /* Put @buf in the peer's inbox and kick it; @fin: a FIN instead.  For
  * a FIN, @acked says whether the peer has all our bytes in its receive
- * buffer already; if not, ack_work tells us once it has.
+ * buffer already; if not, ack_work tells us once it has.  Once in the
+ * inbox, @buf is the peer's: it may read and free it at once, so nothing
+ * of it is touched after the link's lock is released.
  */
 static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 			     bool fin, bool *acked)
 {
 	struct sdp_conn *conn = ssk->conn;
 	struct sdp_local_link *link = conn->link;
+	u32 len = buf ? buf->len : 0;
 	struct sdp_local_end *other;
 	struct sdp_sock *peer;
 
@@ -306,10 +309,10 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 		struct net *net = sock_net(&ssk->sk);
 
 		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
-		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, buf->len);
-		SDP_ADD_STATS(net, SDP_MIB_LOCAL_TX_BYTES, buf->len);
-		conn->st.bytes_sent += buf->len;
-		conn->st.bytes_acked += buf->len;
+		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, len);
+		SDP_ADD_STATS(net, SDP_MIB_LOCAL_TX_BYTES, len);
+		conn->st.bytes_sent += len;
+		conn->st.bytes_acked += len;
 		conn->st.segs_out++;
 		conn->st.data_segs_out++;
 		conn->st.last_data_sent = jiffies;
