@@ -20,9 +20,11 @@
  *
  * Locks.  ssk->conn and ssk->tp change under the socket lock
  * (sdp_conn_install()); poll() and sock_diag read ssk->tp without it
- * (READ_ONCE()).  proto.release_cb (sdp_release_cb()) runs with the
- * socket spinlock held while the process still owns the socket: each
- * transport's ->release() handles there what arrived for it meanwhile.
+ * (READ_ONCE()): that is why the socket keeps its own copy of conn->tp,
+ * a static table, where a lockless reader could not follow ssk->conn.
+ * proto.release_cb (sdp_release_cb()) runs with the socket spinlock held
+ * while the process still owns the socket: each transport's ->release()
+ * handles there what arrived for it meanwhile.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -163,8 +163,7 @@ void sdp_local_apply(struct sdp_sock *ssk)
 		conn->st.last_recv = jiffies;
 		conn->ka_probes = 0;
 		SDP_ADD_STATS(sock_net(sk), SDP_MIB_LOCAL_RX_BYTES, buf->len);
-		sdp_rx_data(ssk, buf, buf->flags);
-		if (list_empty(&buf->list))	/* not queued: reset */
+		if (!sdp_rx_data(ssk, buf, buf->flags))	/* reset */
 			sdp_local_rx_done(ssk, buf);
 	}
 	if (acked && test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
