@@ -50,8 +50,8 @@ check "protocol errors counted ($(($(sdp_stat ProtoErrors) - proto0)))" \
 	test "$(sdp_stat ProtoErrors)" -gt "$proto0"
 check "bad Hellos and HelloAcks counted ($(($(sdp_stat HelloErrors) - hello0)))" \
 	test "$(sdp_stat HelloErrors)" -gt "$hello0"
-for c in ConnAborted StallTimeouts EmbryoTimeouts CqErrors ZcopyReads \
-	 RxSrcAvail RxSinkAvail; do
+for c in ConnAborted StallTimeouts EmbryoTimeouts CqErrors QpErrors \
+	 ZcopyReads RxSrcAvail RxSinkAvail; do
 	echo "# $c $(sdp_stat $c)"
 done
 sdp_check_clean

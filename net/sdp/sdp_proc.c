@@ -63,6 +63,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_PROTO_ERRORS]		= "ProtoErrors",
 	[SDP_MIB_HELLO_ERRORS]		= "HelloErrors",
 	[SDP_MIB_CQ_ERRORS]		= "CqErrors",
+	[SDP_MIB_QP_ERRORS]		= "QpErrors",
 	[SDP_MIB_FIN_TIMEOUTS]		= "FinTimeouts",
 	[SDP_MIB_TX_URGENT]		= "TxUrgent",
 	[SDP_MIB_RX_URGENT]		= "RxUrgent",

@@ -86,6 +86,20 @@ static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 }
 
+static const char *const sdp_buf_kind_name[] = {
+	[SDP_BUF_RX] = "recv", [SDP_BUF_TX] = "data",
+	[SDP_BUF_CTRL] = "ctrl", [SDP_BUF_PROBE] = "probe",
+	[SDP_BUF_BOUNCE] = "bounce", [SDP_BUF_ZC_REG] = "local-inv",
+	[SDP_BUF_ZC_RW] = "rdma-rw",
+};
+
+static const char *sdp_buf_kind_str(u8 kind)
+{
+	if (kind >= ARRAY_SIZE(sdp_buf_kind_name) || !sdp_buf_kind_name[kind])
+		return "?";
+	return sdp_buf_kind_name[kind];
+}
+
 /* ib_cqe.done of every buffer; softirq context. */
 static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -94,6 +108,8 @@ static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct sock *sk = &ssk->sk;
 
 	buf->status = wc->status;
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		trace_sdp_wc_error(sk, sdp_buf_kind_str(buf->kind), wc->status);
 	if (buf->kind == SDP_BUF_RX)
 		buf->len = wc->status == IB_WC_SUCCESS ? wc->byte_len : 0;
 

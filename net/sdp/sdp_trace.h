@@ -187,6 +187,14 @@ DEFINE_EVENT(sdp_what_val, sdp_zcopy,
 	TP_ARGS(sk, what, val)
 );
 
+DEFINE_EVENT_PRINT(sdp_what_val, sdp_wc_error,
+	TP_PROTO(const struct sock *sk, const char *what, u32 val),
+	TP_ARGS(sk, what, val),
+	TP_printk(SDP_TRACE_SK_FMT " wr=%s status=%u", __entry->cookie,
+		  __entry->sport, __entry->dport, __get_str(what),
+		  __entry->val)
+);
+
 #endif /* _SDP_TRACE_H */
 
 /* out of tree: define_trace.h includes this file again from here */

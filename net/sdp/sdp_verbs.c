@@ -100,18 +100,33 @@ void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 	}
 }
 
-/* QP events.  COMM_EST: a message arrived before the CM saw the RTU (a
- * peer may send at once); tell the CM, which then reports ESTABLISHED.
+/* QP events (any context).  COMM_EST: a message arrived before the CM
+ * saw the RTU (a peer may send at once); tell the CM, which then reports
+ * ESTABLISHED.  The QP in error (an RDMA op or message of the peer's
+ * that our device refused as the responder: such an error completes no
+ * work request of ours with its status): counted and logged here; the
+ * flushes that follow reset the connection.
  */
 static void sdp_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct sdp_sock *ssk = ctx;
 
-	if (ev->event == IB_EVENT_COMM_EST)
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
 		rdma_notify(READ_ONCE(ssk->cm_id), IB_EVENT_COMM_EST);
-	else
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_QP_ERRORS);
+		net_warn_ratelimited("QP error: %s, connection reset\n",
+				     ib_event_msg(ev->event));
+		break;
+	default:
 		pr_debug("sk %p: QP event %s\n", ssk,
 			 ib_event_msg(ev->event));
+		break;
+	}
 }
 
 /* Work requests one RDMA READ or WRITE op of SDP_ZC_CHUNK may take: one
