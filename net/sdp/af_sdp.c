@@ -416,9 +416,13 @@ static int __init sdp_init(void)
 	if (err)
 		goto err_wq;
 
-	err = sdp_proc_init();
+	err = sdp_net_register();
 	if (err)
 		goto err_proto;
+
+	err = sdp_proc_init();
+	if (err)
+		goto err_net;
 
 	err = sdp_dev_init();
 	if (err)
@@ -449,6 +453,8 @@ err_dev:
 	sdp_dev_exit();
 err_proc:
 	sdp_proc_exit();
+err_net:
+	sdp_net_unregister();
 err_proto:
 	proto_unregister(&sdp_proto);
 err_wq:
@@ -463,6 +469,7 @@ static void __exit sdp_exit(void)
 	sdp_diag_exit();
 	sdp_dev_exit();
 	sdp_proc_exit();
+	sdp_net_unregister();
 	proto_unregister(&sdp_proto);
 	destroy_workqueue(sdp_wq);
 }

@@ -259,6 +259,16 @@ struct sdp_send {
  * @sink: recvmsg() has nothing to read and would sleep: offer the
  *	reader's buffer for the peer to fill straight; bytes placed there,
  *	0 to look again, -EOPNOTSUPP if not now
+ * @send_page: sendfile()'s or splice()'s page, by reference on the held
+ *	connection; its size, 0 to copy it instead, or a negative errno
+ *	(NULL: always copied)
+ * @read_remote: a reader reached a receive-queue entry whose bytes are
+ *	still the peer's (sdp_buf_remote()): bring up to @n of them into
+ *	@msg; bytes delivered, 0 to look again, or a negative errno
+ * @reader_done: a reader leaves recvmsg() (NULL: nothing to do)
+ * @quiesce: wait until no sleeping reader uses the receive queue, before
+ *	it is emptied or replaced; the lock is dropped meanwhile; 0 or
+ *	-EINTR (NULL: never in use so)
  * @rx_done: a receive-queue entry has been read whole: release it
  * @rx_purge: drop every entry of the receive queue, unread, with the
  *	connection (connect(AF_UNSPEC))
@@ -296,6 +306,14 @@ struct sdp_transport {
 			   struct sdp_send *s);
 	int	(*sink)(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 			int flags, long *timeo);
+	ssize_t	(*send_page)(struct sdp_sock *ssk, struct sdp_conn *conn,
+			     struct page *page, size_t offset, size_t size,
+			     int flags, bool notlast);
+	int	(*read_remote)(struct sdp_sock *ssk, struct sdp_buf *buf,
+			       struct msghdr *msg, size_t n, int flags,
+			       u32 *seq);
+	void	(*reader_done)(struct sdp_sock *ssk);
+	int	(*quiesce)(struct sdp_sock *ssk);
 	void	(*rx_done)(struct sdp_sock *ssk, struct sdp_buf *buf);
 	void	(*rx_purge)(struct sdp_sock *ssk);
 	void	(*flush)(struct sdp_sock *ssk, bool push);
@@ -569,6 +587,22 @@ static inline u32 sdp_buf_payload(const struct sdp_buf *buf)
 	if (buf->mid == SDP_MID_SRC_AVAIL)
 		return buf->zc_len;
 	return buf->len - sizeof(struct sdp_bsdh);
+}
+
+/* Wait until no sleeping reader uses the connection's receive queue
+ * (the transport's ->quiesce()): 0, or -EINTR.
+ */
+static inline int sdp_conn_quiesce(struct sdp_sock *ssk)
+{
+	return ssk->tp->quiesce ? ssk->tp->quiesce(ssk) : 0;
+}
+
+/* An entry whose bytes are still the peer's: a SrcAvail it advertised,
+ * read by the transport's ->read_remote() and off the queue once read.
+ */
+static inline bool sdp_buf_remote(const struct sdp_buf *buf)
+{
+	return buf->kind == SDP_BUF_RX && buf->mid == SDP_MID_SRC_AVAIL;
 }
 
 /* Where those bytes start. */
@@ -964,10 +998,10 @@ static inline void sdp_win_progress(struct sdp_sock *ssk)
  */
 bool sdp_zc_peer_busy(struct sdp_sock *ssk);
 struct sdp_zc;
-ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
-			  bool notlast);
+ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
+			struct page *page, size_t offset, size_t size,
+			int flags, bool notlast);
 void sdp_zc_page_flush(struct sdp_sock *ssk);
-void sdp_splice_eof(struct socket *sock);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
 bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);
@@ -1021,6 +1055,9 @@ int sdp_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
 void sdp_tcp_info(struct sdp_sock *ssk, struct tcp_info *info);
 
 /* sdp_send.c: the socket's send call */
+ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
+			  bool notlast);
+void sdp_splice_eof(struct socket *sock);
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 void sdp_write_space(struct sock *sk);
 void sdp_wake_space(struct sock *sk);
@@ -1050,9 +1087,12 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk);
 /* sdp_proc.c */
 int sdp_proc_init(void);
 void sdp_proc_exit(void);
+extern const char * const sdp_mib_names[SDP_MIB_MAX];
+/* sdp_net.c */
+int sdp_net_register(void);
+void sdp_net_unregister(void);
 int sdp_sock_list_add(struct sdp_sock *ssk);
 void sdp_sock_list_del(struct sdp_sock *ssk);
-extern const char * const sdp_mib_names[SDP_MIB_MAX];
 u64 sdp_mib_read(struct net *net, int i);
 
 /* sdp_trace.c: every state change goes through sdp_set_state() */

@@ -697,7 +697,7 @@ static int sdp_disconnect(struct sdp_sock *ssk)
 		break;
 	}
 	/* unread data and urgent state go with the connection */
-	if (sdp_zc_quiesce(ssk))
+	if (sdp_conn_quiesce(ssk))
 		return -EINTR;
 	ssk->tp->rx_purge(ssk);
 	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
@@ -770,7 +770,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 			goto out;
 		}
 		/* a reader may still be fetching from the last connection */
-		err = sdp_zc_quiesce(ssk);
+		err = sdp_conn_quiesce(ssk);
 		if (err)
 			goto out;
 		err = sdp_renew_id(ssk);

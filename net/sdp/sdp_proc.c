@@ -9,7 +9,8 @@
  *   sl  local_address rem_address        uid inode   rx_queue tx_queue state
  *
  * /proc/net/sdpstats has one "name value" line per counter; the counters
- * are per-CPU and per namespace.  Documentation/sdp.rst explains each.
+ * are per-CPU and per namespace (sdp_net.c).  Documentation/sdp.rst
+ * explains each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,26 +19,6 @@
 #include <net/net_namespace.h>
 
 #include "sdp.h"
-
-unsigned int sdp_net_id;
-
-/* Every SDP socket of a namespace is in its sdp_net.socks, under an id
- * allocated cyclically (so a new socket sorts after the old ones), from
- * sdp_sk_alloc() to sdp_sk_destruct().
- */
-int sdp_sock_list_add(struct sdp_sock *ssk)
-{
-	struct sdp_net *sn = sdp_net(sock_net(&ssk->sk));
-
-	return xa_alloc_cyclic_bh(&sn->socks, &ssk->proc_id, ssk,
-				  XA_LIMIT(0, U32_MAX - 1), &sn->next_id,
-				  GFP_KERNEL) < 0 ? -ENOMEM : 0;
-}
-
-void sdp_sock_list_del(struct sdp_sock *ssk)
-{
-	xa_erase_bh(&sdp_net(sock_net(&ssk->sk))->socks, ssk->proc_id);
-}
 
 const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_ACTIVE_OPENS]		= "ActiveOpens",
@@ -247,51 +228,39 @@ static const struct seq_operations sdp_seq_ops = {
 	.show	= sdp_seq_show,
 };
 
-static int __net_init sdp_net_init(struct net *net)
+/* The files of a namespace; its struct sdp_net is sdp_net.c's, set up
+ * before this runs and ended after.
+ */
+static int __net_init sdp_proc_net_init(struct net *net)
 {
-	struct sdp_net *sn = sdp_net(net);
-
-	sn->stats = alloc_percpu(struct sdp_mib);
-	if (!sn->stats)
-		return -ENOMEM;
-	xa_init_flags(&sn->socks, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	if (!proc_create_net("sdp", 0444, net->proc_net, &sdp_seq_ops,
 			     sizeof(struct sdp_seq_state)))
-		goto err_stats;
+		return -ENOMEM;
 	if (!proc_create_net_single("sdpstats", 0444, net->proc_net,
-				    sdp_stats_show, NULL))
-		goto err_sdp;
+				    sdp_stats_show, NULL)) {
+		remove_proc_entry("sdp", net->proc_net);
+		return -ENOMEM;
+	}
 	return 0;
-
-err_sdp:
-	remove_proc_entry("sdp", net->proc_net);
-err_stats:
-	free_percpu(sn->stats);
-	return -ENOMEM;
 }
 
-static void __net_exit sdp_net_exit(struct net *net)
+static void __net_exit sdp_proc_net_exit(struct net *net)
 {
 	remove_proc_entry("sdpstats", net->proc_net);
 	remove_proc_entry("sdp", net->proc_net);
-	WARN_ON_ONCE(!xa_empty(&sdp_net(net)->socks));
-	xa_destroy(&sdp_net(net)->socks);
-	free_percpu(sdp_net(net)->stats);
 }
 
-static struct pernet_operations sdp_net_ops = {
-	.init	= sdp_net_init,
-	.exit	= sdp_net_exit,
-	.id	= &sdp_net_id,
-	.size	= sizeof(struct sdp_net),
+static struct pernet_operations sdp_proc_net_ops = {
+	.init	= sdp_proc_net_init,
+	.exit	= sdp_proc_net_exit,
 };
 
 int sdp_proc_init(void)
 {
-	return register_pernet_subsys(&sdp_net_ops);
+	return register_pernet_subsys(&sdp_proc_net_ops);
 }
 
 void sdp_proc_exit(void)
 {
-	unregister_pernet_subsys(&sdp_net_ops);
+	unregister_pernet_subsys(&sdp_proc_net_ops);
 }

@@ -52,8 +52,8 @@ static void sdp_rx_release(struct sdp_sock *ssk)
 
 	while (!list_empty(&conn->rx_queue)) {
 		buf = list_first_entry(&conn->rx_queue, struct sdp_buf, list);
-		/* a SrcAvail leaves the queue once read (sdp_zc_read.c) */
-		if (buf->mid == SDP_MID_SRC_AVAIL && buf->kind == SDP_BUF_RX)
+		/* the peer's bytes leave the queue once read (->read_remote) */
+		if (sdp_buf_remote(buf))
 			break;
 		if ((s32)(ssk->copied_seq - (buf->seq + sdp_buf_payload(buf))) < 0)
 			break;
@@ -336,10 +336,10 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (buf) {
 			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
 			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
-			if (buf->kind == SDP_BUF_RX &&
-			    buf->mid == SDP_MID_SRC_AVAIL) {
-				/* the peer's pages: read them (sdp_zc_read.c) */
-				n = sdp_zc_recv(ssk, buf, msg, used, flags, seq);
+			if (sdp_buf_remote(buf)) {
+				/* the peer's pages: the transport reads them */
+				n = ssk->tp->read_remote(ssk, buf, msg, used,
+							 flags, seq);
 				if (n < 0) {
 					/* READs that failed with the connection:
 					 * its error (ETIMEDOUT when the peer is
@@ -446,7 +446,8 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			peek_seq = ssk->copied_seq;
 		}
 	} while (len > 0);
-	sdp_zc_rx_done(ssk);
+	if (ssk->tp->reader_done)
+		ssk->tp->reader_done(ssk);
 
 out:
 	sdp_conn_put(conn);

@@ -185,3 +185,100 @@ out:
 	release_sock(sk);
 	return err;
 }
+
+/* The page at a bvec iterator: *@off in it, *@len bytes there. */
+static struct page *sdp_iter_page(const struct iov_iter *iter, size_t *off,
+				  size_t *len)
+{
+	const struct bio_vec *bv = iter->bvec;
+	size_t at = bv->bv_offset + iter->iov_offset;
+
+	*off = offset_in_page(at);
+	*len = min3(bv->bv_len - iter->iov_offset, PAGE_SIZE - *off,
+		    iov_iter_count(iter));
+	return nth_page(bv->bv_page, at >> PAGE_SHIFT);
+}
+
+/* One page of @msg by reference, on the socket's connection, if its
+ * transport can; 0: copy it.
+ */
+static ssize_t sdp_sendmsg_page(struct sock *sk, struct msghdr *msg,
+				struct page *page, size_t off, size_t len,
+				bool notlast)
+{
+	struct sdp_conn *conn;
+	ssize_t ret = 0;
+
+	lock_sock(sk);
+	conn = sdp_conn_get(sdp_sk(sk));	/* kept while we sleep */
+	if (conn->tp->send_page)
+		ret = conn->tp->send_page(sdp_sk(sk), conn, page, off, len,
+					  msg->msg_flags, notlast);
+	sdp_conn_put(conn);
+	release_sock(sk);
+	return ret;
+}
+
+/**
+ * sdp_sendmsg_pages - sendmsg(MSG_SPLICE_PAGES): sendfile()'s or
+ *	splice()'s pages
+ * @sock: the socket
+ * @msg: a bvec iterator over the pages, referenced while we hold them
+ * @notlast: more pages follow at once after these (sendpage() before 6.5)
+ *
+ * Each page is taken by reference, or else copied by sdp_sendmsg() (with
+ * MSG_MORE while more follow), in order.
+ *
+ * Return: bytes taken or a negative errno.
+ */
+ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
+			  bool notlast)
+{
+	int flags = msg->msg_flags & ~MSG_SPLICE_PAGES;
+	struct iov_iter *iter = &msg->msg_iter;
+	size_t copied = 0, off, len, rest;
+	struct page *page;
+	bool more;
+	ssize_t n;
+
+	while (iov_iter_count(iter)) {
+		page = sdp_iter_page(iter, &off, &len);
+		more = notlast || iov_iter_count(iter) > len;
+		n = sdp_sendmsg_page(sock->sk, msg, page, off, len, more);
+		if (n > 0) {
+			iov_iter_advance(iter, n);
+		} else if (!n) {
+			/* copied, this page only */
+			rest = iov_iter_count(iter) - len;
+			msg->msg_flags = flags | (more ? MSG_MORE : 0);
+			iov_iter_truncate(iter, len);
+			n = sdp_sendmsg(sock, msg, len);
+			iov_iter_reexpand(iter, iov_iter_count(iter) + rest);
+			msg->msg_flags = flags | MSG_SPLICE_PAGES;
+		}
+		if (n <= 0)
+			return copied ?: n;
+		copied += n;
+		if (n < len)
+			break;
+	}
+	return copied;
+}
+
+/**
+ * sdp_splice_eof - proto_ops->splice_eof: sendfile() found its input
+ *	shorter than asked, after pages it sent with MSG_MORE
+ * @sock: the socket
+ *
+ * Push what was held for more: a run of pages being gathered, and data
+ * held back as corked.
+ */
+void sdp_splice_eof(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	lock_sock(sk);
+	ssk->tp->flush(ssk, true);
+	release_sock(sk);
+}
