@@ -47,7 +47,8 @@
  *                      this host, local (sdp_local.c, sdp_local_data.c,
  *                      sdp_local_sink.c).  The socket core (sdp_conn.c,
  *                      sdp_send.c, sdp_recv.c, sdp_cm.c, sdp_listen.c,
- *                      sdp_close.c, sdp_sockopt.c, sdp_timer.c) keeps the
+ *                      sdp_close.c, sdp_sockopt.c, sdp_timer.c; the
+ *                      transports' table in sdp_transport.c) keeps the
  *                      stream, its states and its waits, and calls the
  *                      transport through its operations for what differs.
  *                      Documentation/architecture.rst draws the layers.
@@ -292,6 +293,24 @@ struct sdp_send {
  * @conn_free: the connection's last reference is gone: free what the
  *	transport keeps in it (torn down already: nothing is posted)
  *
+ * Setting up (NULL where the transport has no part in it):
+ * @claims: connect() to @dst is this transport's (it may rewrite an
+ *	unspecified address to the one it reaches); asked newest transport
+ *	first; the first registered carries what no other claims
+ * @connect: start connecting to @dst, the socket closed with a fresh id;
+ *	it waits in SYN_SENT, is established, or is closed with sk_err;
+ *	0, or a negative errno with the socket unchanged
+ * @bind_check: may the socket bind @addr as the transport sees its
+ *	listeners?  0 or -EADDRINUSE
+ * @listen: the listener takes this transport's connections too; 0 or a
+ *	negative errno
+ * @unlisten: it stops
+ * @answer: accept_work, room in the accept queue: answer @req, which
+ *	the listener (not locked) held while it was full
+ * @refuse: the listener stopped: refuse @req
+ * @cm_event: rdma_cm's event handler for the socket's ids
+ *	(sdp_cm_create_id())
+ *
  * All but @teardown, @writable, @wake_due, @sock_init and @conn_free are
  * called with the socket locked.
  * SIOCOUTQ and /proc count what a transport holds in the socket's
@@ -299,6 +318,7 @@ struct sdp_send {
  * peer) and zc_src_bytes (advertised by SrcAvail).
  */
 struct sdp_conn;
+struct sdp_pending_req;
 
 struct sdp_transport {
 	const char	*name;
@@ -327,11 +347,30 @@ struct sdp_transport {
 	void	(*sock_init)(struct sdp_sock *ssk);
 	void	(*release)(struct sdp_sock *ssk);
 	void	(*conn_free)(struct sdp_conn *conn);
+
+	bool	(*claims)(struct net *net, struct sockaddr_storage *dst);
+	int	(*connect)(struct sdp_sock *ssk, struct sockaddr_storage *dst);
+	int	(*bind_check)(struct sdp_sock *ssk,
+			      const struct sockaddr_storage *addr);
+	int	(*listen)(struct sdp_sock *ssk);
+	void	(*unlisten)(struct sdp_sock *ssk);
+	void	(*answer)(struct sock *sk, struct sdp_pending_req *req);
+	void	(*refuse)(struct sock *sk, struct sdp_pending_req *req);
+	int	(*cm_event)(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 };
 
 extern const struct sdp_transport sdp_rdma_transport;
 extern const struct sdp_transport sdp_local_transport;
+/* sdp_transport.c */
 void sdp_transport_register(const struct sdp_transport *tp);
+const struct sdp_transport *sdp_transports_sock_init(struct sdp_sock *ssk);
+const struct sdp_transport *sdp_transport_for(struct net *net,
+					      struct sockaddr_storage *dst);
+int sdp_transports_bind_check(struct sdp_sock *ssk,
+			      const struct sockaddr_storage *addr);
+int sdp_transports_listen(struct sdp_sock *ssk);
+void sdp_transports_unlisten(struct sdp_sock *ssk);
+int sdp_transports_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
 /* most bytes one local message holds: with its header, 64 KiB (order 4) */
 #define SDP_LOCAL_CHUNK		(64 * 1024 - 256)
@@ -589,6 +628,13 @@ static inline u32 sdp_buf_payload(const struct sdp_buf *buf)
 	return buf->len - sizeof(struct sdp_bsdh);
 }
 
+static inline bool sdp_addr_loopback(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ipv4_is_loopback(((struct sockaddr_in *)a)->sin_addr.s_addr);
+	return ipv6_addr_loopback(&((struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 /* Wait until no sleeping reader uses the connection's receive queue
  * (the transport's ->quiesce()): 0, or -EINTR.
  */
@@ -765,7 +811,7 @@ static inline struct sdp_net *sdp_net(const struct net *net)
 	this_cpu_add(sdp_net(net)->stats->mib[field], (val))
 #define SDP_INC_STATS(net, field)	SDP_ADD_STATS(net, field, 1)
 
-/* af_sdp.c */
+/* sdp_params.c */
 extern int sdp_af_inet;
 extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
@@ -782,6 +828,9 @@ extern int sdp_retry_count;
 extern int sdp_max_embryos;
 extern int sdp_local;
 extern struct workqueue_struct *sdp_wq;
+
+/* sdp_sock.c */
+extern struct proto sdp_proto;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
 int sdp_addr_family(const struct sock *sk);
@@ -797,6 +846,7 @@ void sdp_dev_put(struct sdp_device *sdev);
  */
 struct sdp_pending_req {
 	struct list_head	node;		/* the listener's pending_reqs */
+	const struct sdp_transport *tp;		/* whose request */
 	struct rdma_cm_id	*id;
 	struct sdp_sock		*client;
 	u32			client_gen;	/* its connect_gen then */
@@ -805,7 +855,7 @@ struct sdp_pending_req {
 	u8			responder_resources;
 };
 
-/* sdp_cm.c */
+/* sdp_cm.c: bind, connect, names, the port space */
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk);
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 int sdp_listen(struct socket *sock, int backlog);
@@ -821,11 +871,6 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 int sdp_bind_errno(int err);
 bool sdp_v6_dual(struct sdp_sock *ssk);
 int sdp_renew_id(struct sdp_sock *ssk);
-int sdp_hello_check(struct sock *sk, const void *data, u8 len, u8 mid);
-void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid);
-void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h);
-void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
-		    struct rdma_conn_param *p, struct sdp_hello *h);
 
 /* sdp_listen.c: the passive side */
 void sdp_cm_init(struct sdp_sock *ssk);
@@ -833,9 +878,18 @@ void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
 bool sdp_listen_room(struct sock *sk);
 void sdp_child_inherit(struct sock *child, struct sock *parent);
+
+/* sdp_rdma_cm.c: the RDMA transport's set-up */
 int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
 	       struct rdma_cm_event *ev);
 int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id);
+int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+bool sdp_rdma_claims(struct net *net, struct sockaddr_storage *dst);
+int sdp_rdma_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
+void sdp_rdma_answer(struct sock *sk, struct sdp_pending_req *req);
+void sdp_rdma_refuse(struct sock *sk, struct sdp_pending_req *req);
+void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req);
+void sdp_embryo_gone(struct sock *sk);
 int sdp_child_established(struct sock *child);
 int sdp_child_failed(struct sock *child, bool in_handler);
 
@@ -843,9 +897,6 @@ int sdp_child_failed(struct sock *child, bool in_handler);
 bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);
 int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
 int sdp_local_pair(struct sdp_sock *client, struct sock *child);
-void sdp_local_refuse(struct sdp_sock *client, u32 gen);
-void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client,
-			      u32 gen);
 int sdp_local_listen(struct sdp_sock *ssk);
 int sdp_local_bind_check(struct sdp_sock *ssk,
 			 const struct sockaddr_storage *addr);

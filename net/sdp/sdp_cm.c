@@ -1,33 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: connection management through rdma_cm.
+ * ib_sdp: bind(), connect() and the names of a socket.
  *
- * Every SDP socket owns one rdma_cm_id in the RDMA_PS_TCP port space,
- * created with the socket in the socket's network namespace: bind() is
- * rdma_bind_addr(), listen() rdma_listen().  The port space is rdma_cm's,
- * separate from TCP's, so an SDP and a TCP socket may use the same port
- * (not on iWARP, where the device puts the port on a TCP socket).
+ * The port space.  Every SDP socket owns one rdma_cm_id in the
+ * RDMA_PS_TCP port space, created with the socket in the socket's network
+ * namespace: bind() is rdma_bind_addr(), listen() rdma_listen()
+ * (sdp_listen.c), whichever transport then carries the connections.  The
+ * port space is rdma_cm's, separate from TCP's, so an SDP and a TCP
+ * socket may use the same port (not on iWARP, where the device puts the
+ * port on a TCP socket).  An address no RDMA device has is held as a
+ * wildcard bind (SDP_F_LOCAL_BIND); each transport's ->bind_check() says
+ * whether its listeners leave the port free.  The ids' events go to the
+ * transport that takes them (->cm_event(), sdp_rdma_cm.c).
  *
- * Active side (TCP_SYN_SENT):
- *   connect() -> rdma_resolve_addr -> ADDR_RESOLVED -> rdma_resolve_route
- *   -> ROUTE_RESOLVED: QP and buffers, rdma_connect with the Hello
- *   -> ESTABLISHED: the HelloAck from the REP is checked -> TCP_ESTABLISHED
- * Passive side (sdp_listen.c):
- *   CONNECT_REQUEST on the listener: the Hello is checked, a child socket
- *   (TCP_SYN_RECV, "embryo") gets its QP and buffers, rdma_accept with the
- *   HelloAck -> ESTABLISHED on the child: it joins the accept queue.
- *   While the accept queue is full, a request waits unanswered on the
- *   listener's pending_reqs (rdma_cm sends the peer an MRA, so it keeps
- *   waiting, as a TCP client keeps retrying its SYN); accept() makes room
- *   and accept_work answers the oldest one, under rdma_lock_handler().
- * This file: the event handler for both sides, the Hello, bind(),
- * connect() and the names.
- * Either side: DISCONNECTED -> teardown (sdp_verbs.c).
+ * connect() asks which transport reaches the address (->claims()) and
+ * starts it (->connect()); the state machine from there is the
+ * transport's, ending in TCP_ESTABLISHED or in sdp_connect_failed().
  *
- * rdma_cm calls sdp_cm_handler() in process context with the id's handler
- * mutex held; the handler takes the socket lock (never the other way
- * round) and never destroys its own id: it returns non-zero instead,
- * after which rdma_cm destroys it.
+ * Locks: the socket lock, dropped only to renew the id (rdma_destroy_id()
+ * is never called under it) and to wait for the connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,109 +51,6 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
 }
 
-/* Errno of a failed connection attempt, as TCP would report it, except
- * that an address with no RDMA device behind it is -ENODEV.
- */
-static int sdp_cm_errno(struct rdma_cm_event *ev)
-{
-	switch (ev->event) {
-	case RDMA_CM_EVENT_REJECTED:
-		return -ECONNREFUSED;
-	case RDMA_CM_EVENT_UNREACHABLE:
-		/* the REQ was never answered: as a SYN never answered */
-		return -ETIMEDOUT;
-	default:
-		break;
-	}
-	switch (ev->status) {
-	case -ENODEV:
-	case -EADDRNOTAVAIL:
-		return -ENODEV;
-	case -ENETUNREACH:
-		return -ENETUNREACH;
-	default:
-		/* neighbour resolution failed: as TCP after ARP fails */
-		return -EHOSTUNREACH;
-	}
-}
-
-void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
-{
-	memset(h, 0, sizeof(*h));
-	h->bsdh.mid = mid;
-	h->bsdh.bufs = cpu_to_be16(sdp_rx_adv(ssk));
-	h->bsdh.len = cpu_to_be32(sizeof(*h));
-	h->version = SDP_WIRE_VERSION;
-	h->max_adverts = SDP_ZC_REGS;
-	h->rcv_size = cpu_to_be32(ssk->conn->rcv_size);
-	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : ssk->conn->peer_caps);
-}
-
-/* Check a Hello or HelloAck: the peer's word on what it posted and takes.
- * Counted and logged if bad; nothing is allocated for a request before
- * its Hello passed.
- */
-int sdp_hello_check(struct sock *sk, const void *data, u8 len, u8 mid)
-{
-	const struct sdp_hello *h = data;
-	u32 bufs, rcv_size;
-
-	if (!h || len < sizeof(*h) || h->bsdh.mid != mid ||
-	    (h->version >> 4) != (SDP_WIRE_VERSION >> 4) ||
-	    be32_to_cpu(h->bsdh.mseq) != 0)
-		goto bad;
-	bufs = be16_to_cpu(h->bsdh.bufs);
-	rcv_size = be32_to_cpu(h->rcv_size);
-	if (bufs < SDP_MIN_BUFS || bufs > SDP_MAX_BUFS ||
-	    rcv_size < SDP_MIN_BUF_SIZE || rcv_size > SDP_MAX_BUF_SIZE)
-		goto bad;
-	return 0;
-bad:
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_HELLO_ERRORS);
-	trace_sdp_proto_error(sk, mid == SDP_MID_HELLO ? "bad Hello" :
-			      "bad HelloAck", len);
-	net_warn_ratelimited("bad %s, connection refused\n",
-			     mid == SDP_MID_HELLO ? "Hello" : "HelloAck");
-	return -EPROTO;
-}
-
-/* Take the peer's parameters from a Hello or HelloAck that passed. */
-void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
-{
-	struct sdp_conn *conn = ssk->conn;
-	u32 bufs = be16_to_cpu(h->bsdh.bufs);
-
-	conn->remote_bufs = bufs;
-	conn->remote_max_bufs = bufs;
-	conn->remote_ack = 0;
-	/* our send buffers are no larger than our receive buffers may be */
-	conn->tx_msg_max = min_t(u32, be32_to_cpu(h->rcv_size),
-				 max_t(u32, conn->rcv_size,
-				       READ_ONCE(rcvbuf_max_size)));
-	conn->tx_msg_min = conn->tx_msg_max;
-	conn->peer_caps = be32_to_cpu(h->caps) & SDP_CAPS;
-	conn->peer_adverts = h->max_adverts;
-}
-
-/* Also notes in @conn the retry counts asked for (sock_diag shows them). */
-void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
-		    struct rdma_conn_param *p, struct sdp_hello *h)
-{
-	memset(p, 0, sizeof(*p));
-	p->private_data = h;
-	p->private_data_len = sizeof(*h);
-	p->responder_resources = min_t(u32, 4,
-				       id->device->attrs.max_qp_rd_atom);
-	p->initiator_depth = min_t(u32, 4,
-				   id->device->attrs.max_qp_init_rd_atom);
-	p->flow_control = 1;
-	p->retry_count = clamp(READ_ONCE(sdp_retry_count), 0, 7);
-	p->rnr_retry_count = 7;	/* the peer's receives: wait for ever */
-	conn->retry_count = p->retry_count;
-	conn->rnr_retry = p->rnr_retry_count;
-}
-
 /* Under the socket lock: the attempt to connect failed. */
 void sdp_connect_failed(struct sdp_sock *ssk, int err)
 {
@@ -183,237 +71,6 @@ void sdp_connect_failed(struct sdp_sock *ssk, int err)
 	sk->sk_state_change(sk);
 }
 
-static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
-{
-	struct rdma_conn_param param;
-	struct sdp_hello hello;
-	int err;
-
-	sdp_addr_snapshot(ssk);
-	err = sdp_conn_create(ssk, id);
-	if (err) {
-		sdp_connect_failed(ssk, err == -ENODEV ? ENODEV : -err);
-		return;
-	}
-	sdp_hello_fill(ssk, &hello, SDP_MID_HELLO);
-	sdp_conn_param(id, ssk->conn, &param, &hello);
-	err = rdma_connect_locked(id, &param);
-	if (err)
-		sdp_connect_failed(ssk, -err);
-}
-
-/* Is the source port rdma_cm gave a connecting socket free in the host's
- * TCP?  On iWARP it has to be: the connection is a TCP connection, which
- * Soft-iWARP makes on a kernel socket bound to that port (and hardware
- * reserves through the port mapper), but rdma_cm picks ports in its own
- * port space, blind to TCP's.  A port TCP holds, a TIME_WAIT among them,
- * would fail the connect with EADDRINUSE.  Probed by binding a socket as
- * siw binds its own (SO_REUSEADDR); on other devices always free.
- */
-static bool sdp_iw_port_free(struct sock *sk, struct rdma_cm_id *id)
-{
-	struct sockaddr *src = (struct sockaddr *)&id->route.addr.src_addr;
-	struct socket *s;
-	int err;
-
-	if (!id->device || !rdma_protocol_iwarp(id->device, id->port_num))
-		return true;
-	err = sock_create_kern(sock_net(sk), src->sa_family, SOCK_STREAM,
-			       IPPROTO_TCP, &s);
-	if (err)
-		return true;	/* the device will tell */
-	sock_set_reuseaddr(s->sk);
-	err = kernel_bind(s, src, rdma_addr_size(src));
-	sock_release(s);
-	return err != -EADDRINUSE;
-}
-
-/* Under the socket lock, in @id's handler (ADDR_RESOLVED): the port
- * rdma_cm picked is TCP's.  As TCP's connect() looks on for a free
- * ephemeral port, connect again through a new id with a port of its own;
- * a socket bound by the application keeps its port and fails.
- * Returns 1 for rdma_cm to destroy @id, or 0.
- */
-static int sdp_connect_repick(struct sdp_sock *ssk, struct rdma_cm_id *id)
-{
-	struct sock *sk = &ssk->sk;
-	struct sockaddr_storage dst;
-	struct rdma_cm_id *new;
-	int err;
-
-	if (test_bit(SDP_F_BOUND, &ssk->flags)) {
-		sdp_connect_failed(ssk, EADDRINUSE);
-		return 0;
-	}
-	if (++ssk->port_tries >= SDP_PORT_TRIES) {
-		sdp_connect_failed(ssk, EADDRNOTAVAIL);
-		return 0;
-	}
-	new = sdp_cm_create_id(sk);
-	if (IS_ERR(new)) {
-		sdp_connect_failed(ssk, -PTR_ERR(new));
-		return 0;
-	}
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_PORT_RETRIES);
-	sdp_id_options(ssk, new);
-	memcpy(&dst, &id->route.addr.dst_addr, sizeof(dst));
-	ssk->cm_id = new;	/* the socket's from now on */
-	err = rdma_resolve_addr(new, NULL, (struct sockaddr *)&dst,
-				SDP_RESOLVE_TIMEOUT_MS);
-	if (err)
-		sdp_connect_failed(ssk, EHOSTUNREACH);
-	return 1;
-}
-
-static void sdp_active_established(struct sdp_sock *ssk,
-				   struct rdma_cm_event *ev)
-{
-	struct sock *sk = &ssk->sk;
-
-	if (sk->sk_state != TCP_SYN_SENT)
-		return;
-	if (sdp_hello_check(sk, ev->param.conn.private_data,
-			    ev->param.conn.private_data_len,
-			    SDP_MID_HELLO_ACK)) {
-		sdp_connect_failed(ssk, EPROTO);
-		return;
-	}
-	sdp_hello_take(ssk, ev->param.conn.private_data);
-	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
-	sdp_addr_snapshot(ssk);
-	sdp_set_state(sk, TCP_ESTABLISHED);
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_ACTIVE_OPENS);
-	sdp_ka_reset(ssk, sock_flag(sk, SOCK_KEEPOPEN));
-	sdp_rx_early(ssk);
-	sk->sk_state_change(sk);
-	/* iWARP: MPA's initiator sends first, the passive side waits for
-	 * it (sdp_tx_init_wait()): a credit update, at once (should it
-	 * find no control buffer, the peer stops waiting after 200 ms)
-	 */
-	if (ssk->conn->iwarp)
-		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
-	sdp_tx_flush(ssk);
-}
-
-/* The device under the connection is going away: free what uses it now. */
-static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int ret = 0;
-
-	sdp_conn_teardown(ssk);
-	lock_sock(sk);
-	if (ssk->cm_id_v4 == id) {
-		/* not sent for a wildcard id today; the other half goes on */
-		ssk->cm_id_v4 = NULL;
-		ret = 1;
-	} else if (ssk->cm_id == id) {
-		ssk->cm_id = NULL;
-		ret = 1;	/* rdma_cm destroys the id */
-		if (sk->sk_state != TCP_CLOSE) {
-			WRITE_ONCE(sk->sk_err, ENETDOWN);
-			sdp_set_state(sk, TCP_CLOSE);
-			sk_error_report(sk);
-		}
-		sk->sk_state_change(sk);
-	}
-	release_sock(sk);
-	return ret;
-}
-
-static int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	struct sock *sk = id->context;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int ret = 0;
-
-	pr_debug("sk %p: cm event %s (%d), status %d\n",
-		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return sdp_cm_req(sk, id, ev);
-	default:
-		break;
-	}
-	/* a request still waiting on its listener: only an end can come */
-	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
-	    sdp_pending_cancel(sk, id))
-		return 1;
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-			/* free what uses the device now, then as a failure */
-			sdp_conn_teardown(ssk);
-			ret = sdp_child_failed(sk, true);
-			if (ret >= 0)
-				return ret;
-		}
-		return sdp_cm_device_removal(sk, id);
-	case RDMA_CM_EVENT_ESTABLISHED:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags))
-			return sdp_child_established(sk);
-		break;
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_DISCONNECTED:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-			ret = sdp_child_failed(sk, true);
-			if (ret >= 0)
-				return ret;
-			ret = 0;
-		}
-		break;
-	default:
-		break;
-	}
-
-	lock_sock(sk);
-	if (ssk->cm_id != id)
-		goto out;	/* released, or replaced by a new connect() */
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		if (sk->sk_state != TCP_SYN_SENT)
-			break;
-		if (!sdp_iw_port_free(sk, id)) {
-			ret = sdp_connect_repick(ssk, id);
-			break;
-		}
-		ret = rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS);
-		if (ret) {
-			sdp_connect_failed(ssk, EHOSTUNREACH);
-			ret = 0;
-		}
-		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		if (sk->sk_state == TCP_SYN_SENT)
-			sdp_route_resolved(ssk, id);
-		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		sdp_active_established(ssk, ev);
-		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-		sdp_connect_failed(ssk, -sdp_cm_errno(ev));
-		sdp_conn_queue_teardown(ssk);
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		sdp_conn_queue_teardown(ssk);
-		break;
-	default:
-		break;
-	}
-out:
-	release_sock(sk);
-	return ret;
-}
-
 /**
  * sdp_cm_create_id - create the rdma_cm_id a socket connects through
  * @sk: the socket; its namespace is the id's namespace
@@ -422,8 +79,8 @@ out:
  */
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk)
 {
-	return rdma_create_id(sock_net(sk), sdp_cm_handler, sk, RDMA_PS_TCP,
-			      IB_QPT_RC);
+	return rdma_create_id(sock_net(sk), sdp_transports_cm_event, sk,
+			      RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /* rdma_cm reports a port taken by a wildcard bind (or a bind to a
@@ -474,10 +131,10 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 	sdp_assert_locked(ssk);
 
 	/* a listener's port, which rdma_cm does not know of if only local
-	 * connections come to it (sdp_local_bind_check())
+	 * connections come to it (the local transport's ->bind_check())
 	 */
 	if (((struct sockaddr_in *)addr)->sin_port) {
-		err = sdp_local_bind_check(ssk, addr);
+		err = sdp_transports_bind_check(ssk, addr);
 		if (err)
 			return err;
 	}
@@ -606,13 +263,6 @@ static int sdp_addr_in(struct sock *sk, struct sockaddr *uaddr, int len,
 	return 0;
 }
 
-static bool sdp_addr_loopback(const struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET)
-		return ipv4_is_loopback(((struct sockaddr_in *)a)->sin_addr.s_addr);
-	return ipv6_addr_loopback(&((struct sockaddr_in6 *)a)->sin6_addr);
-}
-
 /* May a socket bind to @a, as inet_bind() and inet6_bind() decide? */
 static bool sdp_addr_local(struct net *net, const struct sockaddr_storage *a)
 {
@@ -729,8 +379,8 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
+	const struct sdp_transport *tp;
 	struct sockaddr_storage addr;
-	bool local;
 	long timeo;
 	int err;
 
@@ -762,9 +412,8 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
 		if (err)
 			goto out;
-		local = sdp_local_dest(sock_net(sk), &addr);
-		if (!local && sdp_addr_loopback(&addr)) {
-			/* rdma_cm cannot reach loopback addresses */
+		tp = sdp_transport_for(sock_net(sk), &addr);
+		if (!tp) {
 			err = -ENODEV;
 			ssk->last_bind_err = ENODEV;
 			goto out;
@@ -786,30 +435,14 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		WRITE_ONCE(sk->sk_err, 0);
 		sk->sk_shutdown = 0;
 		sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
-		if (local) {
-			__set_bit(SDP_F_LOCAL_CONN, &ssk->flags);
-			err = sdp_local_connect(ssk, &addr);
-			if (err)
-				goto out;
-			/* as TCP on loopback, even when done at once */
-			sock->state = SS_CONNECTING;
-			err = -EINPROGRESS;
-			if (flags & O_NONBLOCK)
-				goto out;
-			break;
-		}
-		err = rdma_resolve_addr(ssk->cm_id, NULL,
-					(struct sockaddr *)&addr,
-					SDP_RESOLVE_TIMEOUT_MS);
-		if (err) {
-			if (err == -ENODEV || err == -EADDRNOTAVAIL)
-				err = -ENODEV;
-			ssk->last_bind_err = -err;
+		err = tp->connect(ssk, &addr);
+		if (err)
 			goto out;
-		}
-		sdp_set_state(sk, TCP_SYN_SENT);
+		/* as TCP on loopback, even when done at once */
 		sock->state = SS_CONNECTING;
 		err = -EINPROGRESS;
+		if (flags & O_NONBLOCK)
+			goto out;
 		break;
 	}
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: a socket's connection (struct sdp_conn), and the transports
- * that carry connections.
+ * ib_sdp: a socket's connection (struct sdp_conn).
  *
  * Objects.  A socket always has one struct sdp_conn, ssk->conn: an empty
  * one from its creation (sdp_conn_init()), and a fresh one for each
@@ -12,61 +11,23 @@
  * one holds that one (sdp_conn_get()).  The last reference frees it, and
  * with it what its transport keeps there (->conn_free()).
  *
- * Transports.  Each registers its operations when the module loads
- * (sdp_transport_register(), before any socket exists, never removed
- * while one does); the first registered carries the empty connection of
- * a socket that has not connected.  The socket core reaches a transport
- * only through its operations.
+ * Transports (sdp_transport.c).  The first registered carries the empty
+ * connection of a socket that has not connected.  The socket core
+ * reaches a transport only through its operations.
  *
  * Locks.  ssk->conn and ssk->tp change under the socket lock
  * (sdp_conn_install()); poll() and sock_diag read ssk->tp without it
  * (READ_ONCE()): that is why the socket keeps its own copy of conn->tp,
  * a static table, where a lockless reader could not follow ssk->conn.
- * proto.release_cb (sdp_release_cb()) runs with the socket spinlock held
- * while the process still owns the socket: each transport's ->release()
- * handles there what arrived for it meanwhile.
+ * proto.release_cb (sdp_release_cb(), sdp_transport.c) runs with the
+ * socket spinlock held while the process still owns the socket: each
+ * transport's ->release() handles there what arrived for it meanwhile.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
 
 #include "sdp.h"
-
-#define SDP_TRANSPORTS	2
-
-static const struct sdp_transport *sdp_transports[SDP_TRANSPORTS];
-
-/**
- * sdp_transport_register - a transport is ready to carry connections
- * @tp: its operations, which live as long as the module
- *
- * Module init, before the socket families are registered.
- */
-void sdp_transport_register(const struct sdp_transport *tp)
-{
-	int i;
-
-	for (i = 0; i < SDP_TRANSPORTS; i++) {
-		if (!sdp_transports[i]) {
-			sdp_transports[i] = tp;
-			return;
-		}
-	}
-	WARN_ONCE(1, "no room for transport %s\n", tp->name);
-}
-
-/* proto.release_cb: called by release_sock() with the socket spinlock held
- * while the process still owns the socket.
- */
-void sdp_release_cb(struct sock *sk)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int i;
-
-	for (i = 0; i < SDP_TRANSPORTS && sdp_transports[i]; i++)
-		if (sdp_transports[i]->release)
-			sdp_transports[i]->release(ssk);
-}
 
 /**
  * sdp_conn_alloc - a new, empty connection: no QP, no buffers
@@ -152,14 +113,9 @@ void sdp_conn_install(struct sdp_sock *ssk, struct sdp_conn *conn)
 /* At socket creation: the socket's first, empty, connection. */
 int sdp_conn_init(struct sdp_sock *ssk)
 {
-	int i;
-
 	sdp_close_init(ssk);
 	sdp_timers_init(ssk);
-	for (i = 0; i < SDP_TRANSPORTS && sdp_transports[i]; i++)
-		if (sdp_transports[i]->sock_init)
-			sdp_transports[i]->sock_init(ssk);
-	ssk->tp = sdp_transports[0];
+	ssk->tp = sdp_transports_sock_init(ssk);
 	ssk->conn = sdp_conn_alloc(ssk, ssk->tp);
 	return ssk->conn ? 0 : -ENOMEM;
 }

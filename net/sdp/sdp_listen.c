@@ -3,14 +3,14 @@
  * ib_sdp: the passive side of connection management.
  *
  * listen() starts the socket's rdma_cm id listening (two ids for a
- * dual-stack [::] listener: sdp_listen_ids()).  A CONNECT_REQUEST on a
- * listener (sdp_cm_req(), from sdp_cm_handler() in sdp_cm.c) has its
- * Hello checked before anything is allocated; a child socket
- * (TCP_SYN_RECV, an "embryo", holding a reference on its listener) gets
- * its QP and buffers and answers with the HelloAck; on ESTABLISHED it
- * joins the listener's accept queue.  While the queue is full a request
- * waits on pending_reqs (rdma_cm sends the peer an MRA) until accept()
- * makes room and accept_work answers it under rdma_lock_handler().
+ * dual-stack [::] listener: sdp_listen_ids()) and every transport's
+ * ->listen().  A transport makes a child socket for a request
+ * (TCP_SYN_RECV, an "embryo", holding a reference on its listener); once
+ * established it joins the listener's accept queue
+ * (sdp_child_established()).  While the queue is full a request waits on
+ * pending_reqs (struct sdp_pending_req, of the transport that made it)
+ * until accept() makes room and accept_work hands it to its transport's
+ * ->answer(), or the listener stops and ->refuse() refuses it.
  *
  * Locks: the listener's socket lock guards its accept queue, pending
  * requests and embryo count; a child's lock is never held while its
@@ -55,7 +55,7 @@ static void sdp_pending_kick(struct sock *sk)
 /* Under the listener's lock: a child of @sk stopped being an embryo
  * (established, failed or expired): its place may go to a waiting request.
  */
-static void sdp_embryo_gone(struct sock *sk)
+void sdp_embryo_gone(struct sock *sk)
 {
 	sdp_sk(sk)->embryos--;
 	sdp_pending_kick(sk);
@@ -76,7 +76,7 @@ static int sdp_child_drop(struct sock *child, bool in_handler)
 	release_sock(child);
 
 	if (parent)
-		sock_put(parent);	/* the child's, from sdp_cm_req() */
+		sock_put(parent);	/* the child's, from its transport */
 	return sdp_sk_orphan_put(child, in_handler);
 }
 
@@ -219,146 +219,13 @@ void sdp_child_inherit(struct sock *child, struct sock *parent)
 		css_get(&c->memcg->css);	/* put in sdp_sk_destruct() */
 }
 
-/**
- * sdp_child_create - answer a connection request with a new child socket
- * @sk: the listener, not locked
- * @id: the request's id, its handler mutex held (in its handler, or
- *	rdma_lock_handler())
- * @hello: the request's Hello, checked
- * @idepth, @rres: the requester's initiator depth and responder resources
- *
- * Return: 0, or a negative errno with nothing left but @id, which the
- * caller rejects and destroys.
+/* A request answered, refused or cancelled by its transport, which put
+ * what it held in it.
  */
-static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
-			    const struct sdp_hello *hello, u8 idepth, u8 rres)
+void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)
 {
-	struct rdma_conn_param param;
-	struct sdp_hello ack;
-	struct sdp_sock *cssk;
-	struct sock *child;
-	int err;
-
-	lock_sock(sk);
-	if (sk->sk_state != TCP_LISTEN || !sdp_sk(sk)->cm_id) {
-		release_sock(sk);
-		return -ECONNREFUSED;
-	}
-	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
-			     NULL);
-	if (!child) {
-		release_sock(sk);
-		return -ENOMEM;
-	}
-	sdp_child_inherit(child, sk);
-	sk_acceptq_added(sk);
-	sdp_sk(sk)->embryos++;
-	sock_hold(sk);		/* the child's; put when accepted or dropped */
-	release_sock(sk);
-
-	cssk = sdp_sk(child);
-	lock_sock(child);
-	cssk->parent = sk;
-	cssk->cm_id = id;
-	__set_bit(SDP_F_ID_USED, &cssk->flags);
-	__set_bit(SDP_F_EMBRYO, &cssk->flags);
-	sdp_set_state(child, TCP_SYN_RECV);
-
-	sdp_addr_snapshot(cssk);
-	err = sdp_conn_create(cssk, id);
-	if (err)
-		goto err_child;
-	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
-	sdp_tx_init_wait(cssk);
-	id->context = child;
-	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
-	sdp_conn_param(id, cssk->conn, &param, &ack);
-	param.responder_resources = min(param.responder_resources, idepth);
-	param.initiator_depth = min(param.initiator_depth, rres);
-	err = rdma_accept(id, &param);
-	if (err)
-		goto err_conn;
-	sdp_timer_arm(cssk, SDP_F_FIN_TIMER, &cssk->fin_work,
-		      SDP_EMBRYO_TIMEOUT);
-	release_sock(child);
-	return 0;
-
-err_conn:
-	id->context = sk;
-	release_sock(child);
-	/* the QP must go before the id is destroyed */
-	sdp_conn_teardown(cssk);
-	lock_sock(child);
-err_child:
-	cssk->cm_id = NULL;
-	cssk->parent = NULL;
-	__clear_bit(SDP_F_EMBRYO, &cssk->flags);
-	sdp_set_state(child, TCP_CLOSE);
-	release_sock(child);
-	sock_orphan(child);
-	sock_put(child);	/* sdp_sk_alloc()'s: frees it */
-
-	lock_sock(sk);
-	sk_acceptq_removed(sk);
-	sdp_embryo_gone(sk);
-	release_sock(sk);
-	sock_put(sk);
-	return err;
-}
-
-static void sdp_pending_free(struct sock *sk, struct sdp_pending_req *req)
-{
-	if (req->client)
-		sock_put(&req->client->sk);
 	kfree(req);
-	sock_put(sk);		/* the request's, from sdp_pending_add() */
-}
-
-/* Under the listener's lock: hold a request until there is room. */
-static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
-			   struct rdma_cm_event *ev)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_pending_req *req;
-
-	if (ssk->pending_count >=
-	    READ_ONCE(sock_net(sk)->ipv4.sysctl_max_syn_backlog))
-		return -ECONNREFUSED;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
-		return -ENOMEM;
-	req->id = id;
-	memcpy(&req->hello, ev->param.conn.private_data, sizeof(req->hello));
-	req->initiator_depth = ev->param.conn.initiator_depth;
-	req->responder_resources = ev->param.conn.responder_resources;
-	sock_hold(sk);		/* the request's; put by sdp_pending_free() */
-	list_add_tail(&req->node, &ssk->pending_reqs);
-	ssk->pending_count++;
-	return 0;
-}
-
-/* An event on a request still waiting (the peer gave up, the device went
- * away): drop it.  Returns 1 if it was one, for rdma_cm to destroy @id.
- */
-int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_pending_req *req, *found = NULL;
-
-	lock_sock(sk);
-	list_for_each_entry(req, &ssk->pending_reqs, node) {
-		if (req->id == id) {
-			found = req;
-			list_del(&req->node);
-			ssk->pending_count--;
-			break;
-		}
-	}
-	release_sock(sk);
-	if (!found)
-		return 0;
-	sdp_pending_free(sk, found);
-	return 1;
+	sock_put(sk);		/* the request's, from its transport */
 }
 
 /* accept_work: answer waiting requests while the accept queue has room. */
@@ -368,7 +235,6 @@ static void sdp_accept_work(struct work_struct *work)
 					    accept_work);
 	struct sock *sk = &ssk->sk;
 	struct sdp_pending_req *req;
-	int err;
 
 	for (;;) {
 		lock_sock(sk);
@@ -383,22 +249,7 @@ static void sdp_accept_work(struct work_struct *work)
 		ssk->pending_count--;
 		release_sock(sk);
 
-		if (req->client) {
-			sdp_local_answer_pending(sk, req->client,
-						 req->client_gen);
-			sdp_pending_free(sk, req);
-			continue;
-		}
-		rdma_lock_handler(req->id);
-		err = sdp_child_create(sk, req->id, &req->hello,
-				       req->initiator_depth,
-				       req->responder_resources);
-		rdma_unlock_handler(req->id);
-		if (err) {
-			SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
-			rdma_reject(req->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-			rdma_destroy_id(req->id);
-		}
+		req->tp->answer(sk, req);
 		sdp_pending_free(sk, req);
 	}
 	sock_put(sk);		/* sdp_pending_kick()'s */
@@ -408,44 +259,6 @@ void sdp_cm_init(struct sdp_sock *ssk)
 {
 	INIT_LIST_HEAD(&ssk->pending_reqs);
 	INIT_WORK(&ssk->accept_work, sdp_accept_work);
-}
-
-/* CONNECT_REQUEST on a listener: returns non-zero to refuse (rdma_cm then
- * rejects the request and destroys @id).  The Hello is checked before
- * anything is allocated for the request.
- */
-int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
-	       struct rdma_cm_event *ev)
-{
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int err;
-
-	err = sdp_hello_check(sk, ev->param.conn.private_data,
-			      ev->param.conn.private_data_len, SDP_MID_HELLO);
-	if (err)
-		goto refuse;
-	lock_sock(sk);
-	if (sk->sk_state != TCP_LISTEN || !ssk->cm_id) {
-		err = -ECONNREFUSED;
-	} else if (!sdp_listen_room(sk)) {
-		err = sdp_pending_add(sk, id, ev);
-		SDP_INC_STATS(sock_net(sk), err ? SDP_MIB_LISTEN_OVERFLOWS :
-			      SDP_MIB_LISTEN_QUEUED);
-		release_sock(sk);
-		if (!err)
-			return 0;	/* waits: rdma_cm sends an MRA */
-		goto refuse;
-	}
-	release_sock(sk);
-	if (!err)
-		err = sdp_child_create(sk, id, ev->param.conn.private_data,
-				       ev->param.conn.initiator_depth,
-				       ev->param.conn.responder_resources);
-	if (!err)
-		return 0;
-refuse:
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_CONN_REFUSED);
-	return err;
 }
 
 /* Called locked: is the socket's id bound to the IPv6 wildcard, taking
@@ -616,7 +429,7 @@ int sdp_listen(struct socket *sock, int backlog)
 	/* only one listener per port and address, as rdma_listen() has
 	 * it: refused there only where local connections alone come
 	 */
-	err = sdp_local_listen(ssk);
+	err = sdp_transports_listen(ssk);
 	if (err) {
 		ssk->last_bind_err = -err;
 		goto out;
@@ -645,7 +458,7 @@ void sdp_listen_stop(struct sock *sk)
 	LIST_HEAD(queue);
 
 	lock_sock(sk);
-	sdp_local_unlisten(ssk);
+	sdp_transports_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
 		sdp_set_state(sk, TCP_CLOSE);
 	id_v4 = ssk->cm_id_v4;
@@ -661,13 +474,7 @@ void sdp_listen_stop(struct sock *sk)
 
 	/* requests still waiting are refused, as TCP resets their SYNs */
 	list_for_each_entry_safe(req, rtmp, &pending, node) {
-		if (req->client) {
-			sdp_local_refuse(req->client, req->client_gen);
-		} else {
-			rdma_reject(req->id, NULL, 0,
-				    IB_CM_REJ_CONSUMER_DEFINED);
-			rdma_destroy_id(req->id);
-		}
+		req->tp->refuse(sk, req);
 		sdp_pending_free(sk, req);
 	}
 
@@ -729,7 +536,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock,
 	cssk->parent = NULL;
 	release_sock(child);
 	if (parent)
-		sock_put(parent);	/* the child's, from sdp_cm_req() */
+		sock_put(parent);	/* the child's, from its transport */
 	return 0;
 out:
 	release_sock(sk);

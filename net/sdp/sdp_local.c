@@ -314,20 +314,22 @@ static int sdp_local_autobind(struct sdp_sock *ssk,
 	return 0;
 }
 
-/* A local client refused: its connect() fails with ECONNREFUSED, if it
- * is still the one of @gen (see sdp_local_answer_pending()).  The client
- * is not locked.
+/* ->refuse(): the local client of @req refused: its connect() fails with
+ * ECONNREFUSED, if it is still the one that asked (see
+ * sdp_local_answer_pending()).  The client is not locked.
  */
-void sdp_local_refuse(struct sdp_sock *client, u32 gen)
+static void sdp_local_refuse(struct sock *sk, struct sdp_pending_req *req)
 {
+	struct sdp_sock *client = req->client;
 	struct sock *csk = &client->sk;
 
 	lock_sock(csk);
 	if (csk->sk_state == TCP_SYN_SENT &&
 	    test_bit(SDP_F_LOCAL_CONN, &client->flags) &&
-	    client->connect_gen == gen)
+	    client->connect_gen == req->client_gen)
 		sdp_connect_failed(client, ECONNREFUSED);
 	release_sock(csk);
+	sock_put(csk);		/* the request's */
 }
 
 /* Under the listener's lock, with room: a child joined to the local
@@ -390,9 +392,10 @@ static int sdp_local_answer(struct sock *sk, struct sdp_sock *client)
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!req)
 		goto out;
+	req->tp = &sdp_local_transport;
 	req->client = client;
 	req->client_gen = client->connect_gen;
-	sock_hold(&client->sk);	/* put by sdp_pending_free() */
+	sock_hold(&client->sk);	/* put by ->answer() or ->refuse() */
 	sock_hold(sk);		/* the request's */
 	list_add_tail(&req->node, &ssk->pending_reqs);
 	ssk->pending_count++;
@@ -403,31 +406,33 @@ out:
 	return err;
 }
 
-/* accept_work (sdp_cm.c): room for a local client that waited; neither
- * socket locked.  @gen: the client's connect_gen when it asked: a client
+/* ->answer(), accept_work (sdp_listen.c): room for a local client that
+ * waited; neither socket locked.  The client's connect_gen when it asked
+ * (req->client_gen): a client
  * that disconnected (connect(AF_UNSPEC)) and connected again, maybe to
  * another listener, is not this listener's to answer any more.
  */
-void sdp_local_answer_pending(struct sock *sk, struct sdp_sock *client,
-			      u32 gen)
+static void sdp_local_answer_pending(struct sock *sk,
+				     struct sdp_pending_req *req)
 {
+	struct sdp_sock *client = req->client;
 	struct sock *csk = &client->sk;
 	int err = -ECONNREFUSED;
 
 	lock_sock(csk);
 	if (csk->sk_state != TCP_SYN_SENT || sock_flag(csk, SOCK_DEAD) ||
 	    !test_bit(SDP_F_LOCAL_CONN, &client->flags) ||
-	    client->connect_gen != gen) {
-		release_sock(csk);
-		return;
-	}
+	    client->connect_gen != req->client_gen)
+		goto out;
 	lock_sock_nested(sk, SDP_NEST_LISTENER);
 	if (sk->sk_state == TCP_LISTEN)
 		err = sdp_local_child(sk, client);
 	release_sock(sk);
 	if (err)
 		sdp_connect_failed(client, -err);
+out:
 	release_sock(csk);
+	sock_put(csk);		/* the request's */
 }
 
 /**
@@ -448,6 +453,7 @@ int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 
 	sdp_assert_locked(ssk);
 
+	__set_bit(SDP_F_LOCAL_CONN, &ssk->flags);
 	err = sdp_local_autobind(ssk, dst);
 	if (err)
 		return err;
@@ -711,6 +717,13 @@ const struct sdp_transport sdp_local_transport = {
 	.diag_kind	= SDP_DIAG_TP_LOCAL,
 	.release	= sdp_local_release,
 	.conn_free	= sdp_local_conn_free,
+	.claims		= sdp_local_dest,
+	.connect	= sdp_local_connect,
+	.bind_check	= sdp_local_bind_check,
+	.listen		= sdp_local_listen,
+	.unlisten	= sdp_local_unlisten,
+	.answer		= sdp_local_answer_pending,
+	.refuse		= sdp_local_refuse,
 };
 
 static_assert(SDP_LOCAL_CHUNK + sizeof(struct sdp_buf) <= 64 * 1024);

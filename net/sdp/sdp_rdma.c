@@ -579,4 +579,9 @@ const struct sdp_transport sdp_rdma_transport = {
 	.sock_init	= sdp_rdma_sock_init,
 	.release	= sdp_rdma_release,
 	.conn_free	= sdp_rdma_conn_free,
+	.claims		= sdp_rdma_claims,
+	.connect	= sdp_rdma_connect,
+	.answer		= sdp_rdma_answer,
+	.refuse		= sdp_rdma_refuse,
+	.cm_event	= sdp_cm_handler,
 };
