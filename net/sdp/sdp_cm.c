@@ -373,14 +373,52 @@ static int sdp_wait_for_connect(struct sock *sk, long *timeo)
 	return *timeo != 0;
 }
 
+/* connect() of a closed socket: the transport that reaches @uaddr
+ * starts connecting a fresh id.  Called locked (dropped while the last
+ * connection's reader or teardown finishes).  0 or a negative errno.
+ */
+static int sdp_connect_start(struct sdp_sock *ssk, struct sockaddr *uaddr,
+			     int addr_len)
+{
+	const struct sdp_transport *tp;
+	struct sockaddr_storage addr;
+	struct sock *sk = &ssk->sk;
+	int err;
+
+	if (sk->sk_state != TCP_CLOSE)
+		return -EISCONN;
+	err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
+	if (err)
+		return err;
+	tp = sdp_transport_for(sock_net(sk), &addr);
+	if (!tp) {
+		ssk->last_bind_err = ENODEV;
+		return -ENODEV;
+	}
+	/* a reader may still be fetching from the last connection */
+	err = sdp_conn_quiesce(ssk);
+	if (err)
+		return err;
+	err = sdp_renew_id(ssk);
+	if (err)
+		return err;
+	if (sk->sk_state != TCP_CLOSE)
+		return -EISCONN;
+	ssk->flags &= BIT(SDP_F_BOUND) | BIT(SDP_F_LOCAL_BIND);
+	__set_bit(SDP_F_ID_USED, &ssk->flags);
+	ssk->port_tries = 0;
+	WRITE_ONCE(sk->sk_err, 0);
+	sk->sk_shutdown = 0;
+	sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
+	return tp->connect(ssk, &addr);
+}
+
 /* As inet_stream_connect(), state by state. */
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
-	const struct sdp_transport *tp;
-	struct sockaddr_storage addr;
 	long timeo;
 	int err;
 
@@ -406,36 +444,7 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		err = -EALREADY;
 		break;
 	case SS_UNCONNECTED:
-		err = -EISCONN;
-		if (sk->sk_state != TCP_CLOSE)
-			goto out;
-		err = sdp_addr_in(sk, uaddr, addr_len, &addr, false);
-		if (err)
-			goto out;
-		tp = sdp_transport_for(sock_net(sk), &addr);
-		if (!tp) {
-			err = -ENODEV;
-			ssk->last_bind_err = ENODEV;
-			goto out;
-		}
-		/* a reader may still be fetching from the last connection */
-		err = sdp_conn_quiesce(ssk);
-		if (err)
-			goto out;
-		err = sdp_renew_id(ssk);
-		if (err)
-			goto out;
-		if (sk->sk_state != TCP_CLOSE) {
-			err = -EISCONN;
-			goto out;
-		}
-		ssk->flags &= BIT(SDP_F_BOUND) | BIT(SDP_F_LOCAL_BIND);
-		__set_bit(SDP_F_ID_USED, &ssk->flags);
-		ssk->port_tries = 0;
-		WRITE_ONCE(sk->sk_err, 0);
-		sk->sk_shutdown = 0;
-		sock_reset_flag(sk, SOCK_DONE);	/* as tcp_disconnect() */
-		err = tp->connect(ssk, &addr);
+		err = sdp_connect_start(ssk, uaddr, addr_len);
 		if (err)
 			goto out;
 		/* as TCP on loopback, even when done at once */

@@ -275,72 +275,49 @@ static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
 	return ret;
 }
 
-int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+/* An event on an embryo, a child whose handshake is not done.  Return:
+ * what the handler returns, or -1 to go on as for any socket.
+ */
+static int sdp_cm_embryo(struct sock *sk, struct rdma_cm_id *id,
+			 struct rdma_cm_event *ev)
 {
-	struct sock *sk = id->context;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int ret = 0;
-
-	pr_debug("sk %p: cm event %s (%d), status %d\n",
-		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return sdp_cm_req(sk, id, ev);
-	default:
-		break;
-	}
-	/* a request still waiting on its listener: only an end can come */
-	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
-	    sdp_pending_cancel(sk, id))
-		return 1;
+	int ret;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-			/* free what uses the device now, then as a failure */
-			sdp_conn_teardown(ssk);
-			ret = sdp_child_failed(sk, true);
-			if (ret >= 0)
-				return ret;
-		}
-		return sdp_cm_device_removal(sk, id);
+		/* free what uses the device now, then as a failure */
+		sdp_conn_teardown(sdp_sk(sk));
+		ret = sdp_child_failed(sk, true);
+		return ret >= 0 ? ret : sdp_cm_device_removal(sk, id);
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags))
-			return sdp_child_established(sk);
-		break;
+		return sdp_child_established(sk);
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_DISCONNECTED:
-		if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-			ret = sdp_child_failed(sk, true);
-			if (ret >= 0)
-				return ret;
-			ret = 0;
-		}
-		break;
+		ret = sdp_child_failed(sk, true);
+		return ret >= 0 ? ret : -1;
 	default:
-		break;
+		return -1;
 	}
+}
 
-	lock_sock(sk);
-	if (ssk->cm_id != id)
-		goto out;	/* released, or replaced by a new connect() */
+/* An event on the socket's own id, the socket locked: a connect()
+ * under way, or the connection's end.  Returns what the handler returns.
+ */
+static int sdp_cm_conn_event(struct sdp_sock *ssk, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	struct sock *sk = &ssk->sk;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (sk->sk_state != TCP_SYN_SENT)
 			break;
-		if (!sdp_iw_port_free(sk, id)) {
-			ret = sdp_connect_repick(ssk, id);
-			break;
-		}
-		ret = rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS);
-		if (ret) {
+		if (!sdp_iw_port_free(sk, id))
+			return sdp_connect_repick(ssk, id);
+		if (rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS))
 			sdp_connect_failed(ssk, EHOSTUNREACH);
-			ret = 0;
-		}
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		if (sk->sk_state == TCP_SYN_SENT)
@@ -363,7 +340,36 @@ int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	default:
 		break;
 	}
-out:
+	return 0;
+}
+
+/* ->cm_event(): rdma_cm's handler of every id of an SDP socket. */
+int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct sock *sk = id->context;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int ret;
+
+	pr_debug("sk %p: cm event %s (%d), status %d\n",
+		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return sdp_cm_req(sk, id, ev);
+	/* a request still waiting on its listener: only an end can come */
+	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
+	    sdp_pending_cancel(sk, id))
+		return 1;
+	if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
+		ret = sdp_cm_embryo(sk, id, ev);
+		if (ret >= 0)
+			return ret;
+	} else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		return sdp_cm_device_removal(sk, id);
+	}
+
+	lock_sock(sk);
+	/* not released, nor replaced by a new connect() */
+	ret = ssk->cm_id == id ? sdp_cm_conn_event(ssk, id, ev) : 0;
 	release_sock(sk);
 	return ret;
 }

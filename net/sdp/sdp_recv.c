@@ -276,36 +276,108 @@ static bool sdp_recv_busy_poll(struct sdp_sock *ssk, u32 seq)
 	return got;
 }
 
-/* As tcp_recvmsg_locked(), over the receive buffers. */
-int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
-		int flags)
+/* Read from the receive-queue entry @buf, @off bytes into it, at most
+ * @len bytes, at the reader's position *@seq.  Return: bytes read into
+ * @msg (0: an urgent byte skipped, or the peer's pages to look at again),
+ * or a negative errno.
+ */
+static int sdp_recv_entry(struct sdp_sock *ssk, struct msghdr *msg,
+			  struct sdp_buf *buf, u32 off, size_t len, int flags,
+			  u32 *seq, u32 *urg_hole)
+{
+	size_t used = min_t(size_t, sdp_buf_payload(buf) - off, len);
+
+	used = sdp_rx_urg_clip(ssk, seq, &off, used, urg_hole);
+	/* the peer's pages: the transport reads them */
+	if (sdp_buf_remote(buf))
+		return ssk->tp->read_remote(ssk, buf, msg, used, flags, seq);
+	if (used && !(flags & MSG_TRUNC) &&
+	    copy_to_iter(sdp_buf_bytes(buf) + off, used,
+			 &msg->msg_iter) != used)
+		return -EFAULT;
+	WRITE_ONCE(*seq, *seq + used);
+	if (unlikely(ssk->urg_data) &&
+	    (s32)(ssk->copied_seq - ssk->urg_seq) > 0)
+		WRITE_ONCE(ssk->urg_data, 0);
+	if (!(flags & MSG_PEEK))
+		sdp_rx_release(ssk);
+	return used;
+}
+
+/* Nothing to read at the reader's position, @copied bytes read so far:
+ * return now, as tcp_recvmsg() would?  Return: 0 to wait, 1 to return
+ * @copied, or a negative errno to return (nothing was read).
+ */
+static int sdp_recv_nowait(struct sock *sk, int copied, int target,
+			   long timeo)
+{
+	int err;
+
+	if (copied >= target)
+		return 1;
+	if (copied)
+		return !timeo || sk->sk_err || sk->sk_state == TCP_CLOSE ||
+		       (sk->sk_shutdown & RCV_SHUTDOWN) ||
+		       signal_pending(current);
+	if (sock_flag(sk, SOCK_DONE))
+		return 1;
+	if (sk->sk_err) {
+		err = sock_error(sk);
+		return err ?: 1;
+	}
+	if (sk->sk_shutdown & RCV_SHUTDOWN)
+		return 1;
+	if (sk->sk_state == TCP_CLOSE)
+		return -ENOTCONN;	/* never connected, or disconnected */
+	if (!timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(timeo);
+	return 0;
+}
+
+/* Still nothing to read: offer the reader's buffer to the peer (the
+ * transport's sink sleeps on the connection recvmsg() holds), else sleep
+ * until something comes.  Return: bytes the peer placed, 0 to look
+ * again (data, time, a signal), or a negative errno.
+ */
+static int sdp_recv_wait(struct sdp_sock *ssk, struct msghdr *msg,
+			 size_t len, int flags, long *timeo, u32 *seq)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sock *sk = sock->sk;
-	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sock *sk = &ssk->sk;
+	int n;
+
+	n = ssk->tp->sink(ssk, msg, len, flags, timeo);
+	if (n != -EOPNOTSUPP)
+		return n;
+	add_wait_queue(sk_sleep(sk), &wait);
+	ssk->zc_readers++;
+	sk_wait_event(sk, timeo,
+		      ssk->rcv_nxt != *seq || sk->sk_err ||
+		      (sk->sk_shutdown & RCV_SHUTDOWN) ||
+		      sk->sk_state == TCP_CLOSE, &wait);
+	ssk->zc_readers--;
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+/* recvmsg() of the stream, as tcp_recvmsg_locked(), over the receive
+ * queue: the socket locked, *@conn its connection, held (replaced by the
+ * new one's when a new connection is made while we sleep).  Return: bytes
+ * read, or a negative errno.
+ */
+static int sdp_recv_stream(struct sdp_sock *ssk, struct msghdr *msg,
+			   size_t len, int flags, struct sdp_conn **conn)
+{
+	struct sock *sk = &ssk->sk;
 	u32 peek_seq, *seq, off, urg_hole = 0;
 	int copied = 0, target, n;
-	struct sdp_conn *conn;
 	struct sdp_buf *buf;
 	bool polled = false;
-	size_t used;
 	long timeo;
 
-	if (flags & MSG_ERRQUEUE)
-		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
-
-	lock_sock(sk);
-	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
-	if (sk->sk_state == TCP_LISTEN) {
-		copied = -ENOTCONN;
-		goto out;
-	}
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	if (flags & MSG_OOB) {
-		copied = sdp_recv_urg(ssk, msg, len, flags);
-		goto out;
-	}
-
 	seq = &ssk->copied_seq;
 	if (flags & MSG_PEEK) {
 		peek_seq = ssk->copied_seq;
@@ -318,9 +390,9 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		 * one we use now, so that what a sleep below keeps (a
 		 * transport's link, ZCopy state) stays
 		 */
-		if (unlikely(!sdp_conn_same(ssk, conn))) {
-			sdp_conn_put(conn);
-			conn = sdp_conn_get(ssk);
+		if (unlikely(!sdp_conn_same(ssk, *conn))) {
+			sdp_conn_put(*conn);
+			*conn = sdp_conn_get(ssk);
 		}
 		/* at urgent data: stop if anything was read */
 		if (unlikely(ssk->urg_data) && ssk->urg_seq == *seq) {
@@ -334,112 +406,47 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 
 		buf = sdp_rx_find(ssk, *seq, &off);
 		if (buf) {
-			used = min_t(size_t, sdp_buf_payload(buf) - off, len);
-			used = sdp_rx_urg_clip(ssk, seq, &off, used, &urg_hole);
-			if (sdp_buf_remote(buf)) {
-				/* the peer's pages: the transport reads them */
-				n = ssk->tp->read_remote(ssk, buf, msg, used,
-							 flags, seq);
-				if (n < 0) {
-					/* READs that failed with the connection:
-					 * its error (ETIMEDOUT when the peer is
-					 * gone), reported once, as TCP does
-					 */
-					if (!copied)
-						copied = n == -ECONNRESET &&
-							 sk->sk_err ?
-							 sock_error(sk) : n;
-					break;
-				}
-				copied += n;
-				len -= n;
-				continue;
-			}
-			if (used && !(flags & MSG_TRUNC) &&
-			    copy_to_iter(sdp_buf_bytes(buf) + off, used,
-					 &msg->msg_iter) != used) {
+			n = sdp_recv_entry(ssk, msg, buf, off, len, flags, seq,
+					   &urg_hole);
+			if (n < 0) {
+				/* READs that failed with the connection:
+				 * its error (ETIMEDOUT when the peer is
+				 * gone), reported once, as TCP does
+				 */
 				if (!copied)
-					copied = -EFAULT;
+					copied = n == -ECONNRESET && sk->sk_err ?
+						 sock_error(sk) : n;
 				break;
 			}
-			WRITE_ONCE(*seq, *seq + used);
-			copied += used;
-			len -= used;
-			if (unlikely(ssk->urg_data) &&
-			    (s32)(ssk->copied_seq - ssk->urg_seq) > 0)
-				WRITE_ONCE(ssk->urg_data, 0);
-			if (!(flags & MSG_PEEK))
-				sdp_rx_release(ssk);
+			copied += n;
+			len -= n;
 			continue;
 		}
 
-		if (copied >= target)
+		n = sdp_recv_nowait(sk, copied, target, timeo);
+		if (n) {
+			if (n < 0)
+				copied = n;
 			break;
-		if (copied) {
-			if (!timeo || sk->sk_err || sk->sk_state == TCP_CLOSE ||
-			    (sk->sk_shutdown & RCV_SHUTDOWN) ||
-			    signal_pending(current))
-				break;
-		} else {
-			if (sock_flag(sk, SOCK_DONE))
-				break;
-			if (sk->sk_err) {
-				copied = sock_error(sk);
-				break;
-			}
-			if (sk->sk_shutdown & RCV_SHUTDOWN)
-				break;
-			if (sk->sk_state == TCP_CLOSE) {
-				/* never connected, or disconnected */
-				copied = -ENOTCONN;
-				break;
-			}
-			if (!timeo) {
-				copied = -EAGAIN;
-				break;
-			}
-			if (signal_pending(current)) {
-				copied = sock_intr_errno(timeo);
-				break;
-			}
 		}
-
 		/* nothing to read: watch for it a moment */
 		if (!polled) {
 			polled = true;
 			if (sdp_recv_busy_poll(ssk, *seq))
 				continue;
 		}
-
 		/* the poll slept: look again at what is ours */
-		if (unlikely(!sdp_conn_same(ssk, conn)))
+		if (unlikely(!sdp_conn_same(ssk, *conn)))
 			continue;
-		/* still nothing: offer the buffer to the peer (the
-		 * transport's sink sleeps on @conn, which we hold)
-		 */
-		n = ssk->tp->sink(ssk, msg, len, flags, &timeo);
-		if (n > 0) {
-			copied += n;
-			len -= n;
-			continue;
-		}
-		if (n < 0 && n != -EOPNOTSUPP) {
+
+		n = sdp_recv_wait(ssk, msg, len, flags, &timeo, seq);
+		if (n < 0) {
 			if (!copied)
 				copied = n;
 			break;
 		}
-		if (!n)
-			continue;	/* look again: data, time, signal */
-
-		add_wait_queue(sk_sleep(sk), &wait);
-		ssk->zc_readers++;
-		sk_wait_event(sk, &timeo,
-			      ssk->rcv_nxt != *seq || sk->sk_err ||
-			      (sk->sk_shutdown & RCV_SHUTDOWN) ||
-			      sk->sk_state == TCP_CLOSE, &wait);
-		ssk->zc_readers--;
-		remove_wait_queue(sk_sleep(sk), &wait);
-
+		copied += n;
+		len -= n;
 		if ((flags & MSG_PEEK) &&
 		    peek_seq - copied - urg_hole != ssk->copied_seq) {
 			/* another reader took data meanwhile */
@@ -448,9 +455,29 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	} while (len > 0);
 	if (ssk->tp->reader_done)
 		ssk->tp->reader_done(ssk);
+	return copied;
+}
 
-out:
+int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_conn *conn;
+	int ret;
+
+	if (flags & MSG_ERRQUEUE)
+		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
+
+	lock_sock(sk);
+	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
+	if (sk->sk_state == TCP_LISTEN)
+		ret = -ENOTCONN;
+	else if (flags & MSG_OOB)
+		ret = sdp_recv_urg(ssk, msg, len, flags);
+	else
+		ret = sdp_recv_stream(ssk, msg, len, flags, &conn);
 	sdp_conn_put(conn);
 	release_sock(sk);
-	return copied;
+	return ret;
 }

@@ -266,6 +266,82 @@ void sdp_rx_early(struct sdp_sock *ssk)
 	INIT_LIST_HEAD(&conn->rx_early);
 }
 
+/* A ZCopy message (sdp_rx_check() let only known ones through).
+ * Return: false if it aborted the connection.
+ */
+static bool sdp_rx_zc_message(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_bsdh *h = buf->data;
+	struct sock *sk = &ssk->sk;
+	const char *bad;
+	u32 val;
+
+	switch (h->mid) {
+	case SDP_MID_SRC_AVAIL:
+		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
+			sdp_proto_error(ssk, "SrcAvail after DisConn", 0);
+			return false;
+		}
+		if (sock_flag(sk, SOCK_DEAD)) {
+			sdp_conn_abort(ssk, 0, true);	/* nobody will read */
+			return false;
+		}
+		if (sdp_zc_rx_srcavail(ssk, buf)) {
+			sdp_proto_error(ssk, "SrcAvail length or count",
+					be32_to_cpu(((struct sdp_avail_hdr *)
+						     (h + 1))->len));
+			return false;
+		}
+		break;
+	case SDP_MID_RDMA_RD_COMPL:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		if (sdp_zc_rx_rdcompl(ssk, val)) {
+			sdp_proto_error(ssk, "RdmaRdCompl beyond what was advertised",
+					val);
+			return false;
+		}
+		break;
+	case SDP_MID_SRC_AVAIL_CANCEL:
+		sdp_rx_repost(ssk, buf);
+		sdp_zc_rx_cancel(ssk);
+		break;
+	case SDP_MID_SINK_AVAIL:
+		bad = sdp_zc_rx_sinkavail(ssk, buf) ? "SinkAvail length" : NULL;
+		sdp_rx_repost(ssk, buf);
+		if (bad) {
+			sdp_proto_error(ssk, bad, 0);
+			return false;
+		}
+		break;
+	case SDP_MID_SINK_AVAIL_CANCEL:
+		sdp_rx_repost(ssk, buf);
+		if (sdp_zc_rx_sink_cancel(ssk)) {
+			sdp_proto_error(ssk, "SinkAvailCancel without a SinkAvail", 0);
+			return false;
+		}
+		break;
+	case SDP_MID_RDMA_WR_COMPL:
+		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
+		sdp_rx_repost(ssk, buf);
+		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
+		    sdp_zc_rx_wrcompl(ssk, val)) {
+			sdp_proto_error(ssk, "RdmaWrCompl without a SinkAvail",
+					val);
+			return false;
+		}
+		break;
+	case SDP_MID_SINK_CANCEL_ACK:
+		sdp_rx_repost(ssk, buf);
+		if (sdp_zc_rx_cancel_ack(ssk)) {
+			sdp_proto_error(ssk, "SinkCancelAck without a cancel", 0);
+			return false;
+		}
+		break;
+	}
+	return true;
+}
+
 /* A message received on an established connection. */
 static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
@@ -319,67 +395,6 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		/* as tcp_reset(): after the peer's DisConn, a write fails */
 		sdp_conn_abort(ssk, sdp_reset_errno(sk), false);
 		return;
-	case SDP_MID_SRC_AVAIL:
-		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags)) {
-			sdp_proto_error(ssk, "SrcAvail after DisConn", 0);
-			return;
-		}
-		if (sock_flag(sk, SOCK_DEAD)) {
-			sdp_conn_abort(ssk, 0, true);	/* nobody will read */
-			return;
-		}
-		if (sdp_zc_rx_srcavail(ssk, buf)) {
-			sdp_proto_error(ssk, "SrcAvail length or count",
-					be32_to_cpu(((struct sdp_avail_hdr *)
-						     (h + 1))->len));
-			return;
-		}
-		break;
-	case SDP_MID_RDMA_RD_COMPL:
-		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
-		sdp_rx_repost(ssk, buf);
-		if (sdp_zc_rx_rdcompl(ssk, val)) {
-			sdp_proto_error(ssk, "RdmaRdCompl beyond what was advertised",
-					val);
-			return;
-		}
-		break;
-	case SDP_MID_SRC_AVAIL_CANCEL:
-		sdp_rx_repost(ssk, buf);
-		sdp_zc_rx_cancel(ssk);
-		break;
-	case SDP_MID_SINK_AVAIL:
-		bad = sdp_zc_rx_sinkavail(ssk, buf) ? "SinkAvail length" : NULL;
-		sdp_rx_repost(ssk, buf);
-		if (bad) {
-			sdp_proto_error(ssk, bad, 0);
-			return;
-		}
-		break;
-	case SDP_MID_SINK_AVAIL_CANCEL:
-		sdp_rx_repost(ssk, buf);
-		if (sdp_zc_rx_sink_cancel(ssk)) {
-			sdp_proto_error(ssk, "SinkAvailCancel without a SinkAvail", 0);
-			return;
-		}
-		break;
-	case SDP_MID_RDMA_WR_COMPL:
-		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
-		sdp_rx_repost(ssk, buf);
-		if (test_bit(SDP_F_DISCONN_RCVD, &ssk->flags) ||
-		    sdp_zc_rx_wrcompl(ssk, val)) {
-			sdp_proto_error(ssk, "RdmaWrCompl without a SinkAvail",
-					val);
-			return;
-		}
-		break;
-	case SDP_MID_SINK_CANCEL_ACK:
-		sdp_rx_repost(ssk, buf);
-		if (sdp_zc_rx_cancel_ack(ssk)) {
-			sdp_proto_error(ssk, "SinkCancelAck without a cancel", 0);
-			return;
-		}
-		break;
 	case SDP_MID_CH_RCV_BUF:
 		val = be32_to_cpu(((struct sdp_size_hdr *)(h + 1))->size);
 		/* the new size first, so that this buffer is posted again
@@ -396,6 +411,10 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 			sdp_proto_error(ssk, "ChRcvBufAck not asked for", val);
 			return;
 		}
+		break;
+	default:
+		if (!sdp_rx_zc_message(ssk, buf))
+			return;
 		break;
 	}
 

@@ -189,24 +189,15 @@ static bool sdp_tx_init_held(struct sdp_sock *ssk)
 	return true;
 }
 
-/* Post what may be posted now: queued data while the credits last, then
- * a pending DisConn once all data is out, else a credit update if the peer
- * is running low.  @push: corked data too.
+/* The ZCopy control messages the peer waits for, first; RdmaWrCompl
+ * before any data (its bytes come first in the stream) and before
+ * SinkCancelAck.  Return: false while an RdmaWrCompl waits for a control
+ * buffer (data waits behind it).
  */
-static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
+static bool sdp_tx_flush_zc_ctrl(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
-	struct net *net = sock_net(&ssk->sk);
-	struct sdp_buf *buf;
-	u32 payload;
-	int err;
 
-	if (!sdp_conn_usable(ssk) || sdp_tx_init_held(ssk))
-		return;
-
-	/* what the peer waits for goes first; RdmaWrCompl before any data
-	 * (its bytes come first in the stream) and before SinkCancelAck
-	 */
 	if (conn->zc_rdcompl &&
 	    !sdp_send_ctrl(ssk, SDP_MID_RDMA_RD_COMPL, conn->zc_rdcompl))
 		conn->zc_rdcompl = 0;
@@ -228,20 +219,20 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		conn->zc_sink_cancel = false;
 		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL_CANCEL);
 	}
-	if (conn->zc_wrcompl)
-		return;	/* no control buffer yet: data waits behind it */
-	/* sendfile()'s pages: before a DisConn (shutdown(), close()), and
-	 * once held too long (MSG_MORE and the cork timer)
-	 */
-	if (push || test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
-		sdp_zc_page_flush(ssk);
-	/* buffer sizes (sdp_mem.c) */
-	if (conn->tx_req_send &&
-	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, conn->tx_req))
-		conn->tx_req_send = false;
-	if (sdp_rx_ack_due(ssk) &&
-	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, conn->rcv_size))
-		sdp_rx_ack_sent(ssk);
+	return !conn->zc_wrcompl;
+}
+
+/* Post the send queue's messages while the send queue and the peer's
+ * credits let us.  Return: false if posting failed (the connection is
+ * reset).
+ */
+static bool sdp_tx_flush_queue(struct sdp_sock *ssk, bool push)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct net *net = sock_net(&ssk->sk);
+	struct sdp_buf *buf;
+	u32 payload;
+	int err;
 
 	while (!list_empty(&conn->tx_queue)) {
 		buf = list_first_entry(&conn->tx_queue, struct sdp_buf, list);
@@ -270,7 +261,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 			net_warn_ratelimited("post send failed: %d\n",
 					     err);
 			sdp_conn_abort(ssk, ECONNRESET, false);
-			return;
+			return false;
 		}
 		ssk->tx_queued -= payload;
 		conn->tx_inflight++;
@@ -284,6 +275,15 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 		SDP_INC_STATS(net, SDP_MIB_TX_DATA);
 		SDP_ADD_STATS(net, SDP_MIB_TX_BYTES, payload);
 	}
+	return true;
+}
+
+/* After the data: a pending DisConn, the acknowledgment of the peer's,
+ * credit updates, and the returns of the peer's large buffers.
+ */
+static void sdp_tx_flush_tail(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
 
 	if (test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
 	    list_empty(&conn->tx_queue) &&
@@ -311,6 +311,37 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 	       !test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
 	       !sdp_send_ctrl(ssk, SDP_MID_DATA, 0))
 		;
+}
+
+/* Post what may be posted now: the ZCopy control messages, queued data
+ * while the credits last, then a pending DisConn once all data is out,
+ * else a credit update if the peer is running low.  @push: corked data
+ * too.
+ */
+static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	if (!sdp_conn_usable(ssk) || sdp_tx_init_held(ssk))
+		return;
+
+	if (!sdp_tx_flush_zc_ctrl(ssk))
+		return;
+	/* sendfile()'s pages: before a DisConn (shutdown(), close()), and
+	 * once held too long (MSG_MORE and the cork timer)
+	 */
+	if (push || test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
+		sdp_zc_page_flush(ssk);
+	/* buffer sizes (sdp_mem.c) */
+	if (conn->tx_req_send &&
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, conn->tx_req))
+		conn->tx_req_send = false;
+	if (sdp_rx_ack_due(ssk) &&
+	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, conn->rcv_size))
+		sdp_rx_ack_sent(ssk);
+
+	if (sdp_tx_flush_queue(ssk, push))
+		sdp_tx_flush_tail(ssk);
 }
 
 /**
@@ -538,6 +569,62 @@ static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
 	}
 }
 
+/* This round's ZCopy: into a SinkAvail the peer posted, else by
+ * SrcAvail.  Return: bytes sent so, 0 to copy them, or a negative errno.
+ */
+static ssize_t sdp_send_zc_round(struct sdp_sock *ssk, struct msghdr *msg,
+				 struct sdp_send *s, bool sink_ok)
+{
+	ssize_t n = 0;
+
+	if (sink_ok && sdp_zc_peer_sink_usable(ssk) &&
+	    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
+	    sdp_zc_want(ssk, msg, s->flags))
+		n = sdp_zc_write(ssk, msg);
+	if (!n && !s->no_zc && sdp_zc_want(ssk, msg, s->flags))
+		n = sdp_sendmsg_zc(ssk, msg, s->uarg, &s->timeo, &s->no_zc);
+	if (n > 0) {
+		s->copied += n;
+		s->zc_used = true;
+	}
+	return n;
+}
+
+/* The Data buffer this round copies into: the last queued one while it
+ * has room, else a new one.  Return: the buffer, NULL after a wait for
+ * one (look again), or an ERR_PTR.
+ */
+static struct sdp_buf *sdp_send_buf(struct sdp_sock *ssk, struct msghdr *msg,
+				    struct sdp_send *s)
+{
+	struct sdp_buf *buf;
+	int err;
+
+	if (!list_empty(&ssk->conn->tx_queue)) {
+		buf = list_last_entry(&ssk->conn->tx_queue, struct sdp_buf,
+				      list);
+		/* not full, Data, not ending with urgent data */
+		if (buf->len < sdp_tx_room(ssk, buf) && !buf->flags &&
+		    buf->mid == SDP_MID_DATA)
+			return buf;
+	}
+	if (msg_data_left(msg) >= 2 * ssk->conn->tx_msg_max ||
+	    ssk->tx_queued >= 2 * ssk->conn->tx_msg_max)
+		sdp_tx_want_grow(ssk);
+	buf = sdp_tx_may_take(ssk, s->shallow) ? sdp_tx_buf_take(ssk) : NULL;
+	if (IS_ERR_OR_NULL(buf)) {
+		sdp_tx_flush(ssk);
+		/* no memory: degraded, not failed; or no buffer: wait */
+		err = IS_ERR(buf) ? sdp_wait_tx_mem(&ssk->sk, &s->timeo) :
+		      sdp_wait_tx_buf(&ssk->sk, &s->timeo, s->shallow);
+		return err ? ERR_PTR(err) : NULL;
+	}
+	buf->mid = SDP_MID_DATA;
+	buf->len = sizeof(struct sdp_bsdh);
+	buf->flags = 0;
+	return buf;
+}
+
 /**
  * sdp_rdma_sendmsg - the RDMA transport's sendmsg(): BCopy, and ZCopy for
  *	large sends (into the peer's SinkAvail, or by SrcAvail)
@@ -578,78 +665,28 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	}
 
 	while (msg_data_left(msg)) {
-		size_t n;
+		ssize_t n;
 
 		err = -EPIPE;
 		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
 		    !sdp_conn_usable(ssk) || !sdp_conn_same(ssk, s->conn))
 			goto out;
 
-		/* the peer offers its buffer: write straight into it */
-		if (sink_ok && sdp_zc_peer_sink_usable(ssk) &&
-		    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
-		    sdp_zc_want(ssk, msg, flags)) {
-			ssize_t wn = sdp_zc_write(ssk, msg);
+		n = sdp_send_zc_round(ssk, msg, s, sink_ok);
+		if (n < 0) {
+			err = n;
+			goto out;
+		}
+		if (n)
+			continue;
 
-			if (wn < 0) {
-				err = wn;
-				goto out;
-			}
-			if (wn) {
-				s->copied += wn;
-				s->zc_used = true;
-				continue;
-			}
+		buf = sdp_send_buf(ssk, msg, s);
+		if (IS_ERR(buf)) {
+			err = PTR_ERR(buf);
+			goto out;
 		}
-		if (!s->no_zc && sdp_zc_want(ssk, msg, flags)) {
-			ssize_t zn = sdp_sendmsg_zc(ssk, msg, s->uarg, &s->timeo,
-						    &s->no_zc);
-
-			if (zn < 0) {
-				err = zn;
-				goto out;
-			}
-			if (zn) {
-				s->copied += zn;
-				s->zc_used = true;
-				continue;
-			}
-		}
-
-		buf = NULL;
-		if (!list_empty(&ssk->conn->tx_queue)) {
-			buf = list_last_entry(&ssk->conn->tx_queue, struct sdp_buf,
-					      list);
-			/* full, not Data, or ending with urgent data */
-			if (buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
-			    buf->mid != SDP_MID_DATA)
-				buf = NULL;
-		}
-		if (!buf) {
-			if (msg_data_left(msg) >= 2 * ssk->conn->tx_msg_max ||
-			    ssk->tx_queued >= 2 * ssk->conn->tx_msg_max)
-				sdp_tx_want_grow(ssk);
-			buf = sdp_tx_may_take(ssk, s->shallow) ?
-			      sdp_tx_buf_take(ssk) : NULL;
-			if (IS_ERR(buf)) {
-				/* degraded, not failed: wait for memory */
-				sdp_tx_flush(ssk);
-				err = sdp_wait_tx_mem(sk, &s->timeo);
-				if (err)
-					goto out;
-				continue;
-			}
-			if (!buf) {
-				sdp_tx_flush(ssk);
-				err = sdp_wait_tx_buf(sk, &s->timeo, s->shallow);
-				if (err)
-					goto out;
-				continue;
-			}
-			buf->mid = SDP_MID_DATA;
-			buf->len = sizeof(struct sdp_bsdh);
-			buf->flags = 0;
-		}
+		if (!buf)
+			continue;
 
 		n = min_t(size_t, msg_data_left(msg),
 			  sdp_tx_room(ssk, buf) - buf->len);
