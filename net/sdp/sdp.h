@@ -833,7 +833,13 @@ extern struct workqueue_struct *sdp_wq;
 extern struct proto sdp_proto;
 struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 			  struct socket *sock);
-int sdp_addr_family(const struct sock *sk);
+
+/* The address family getname() answers with. */
+static inline int sdp_addr_family(const struct sock *sk)
+{
+	return sk->sk_family == sdp_af_inet6 || sdp_sk(sk)->v6 ?
+	       AF_INET6 : AF_INET;
+}
 
 /* sdp_dev.c */
 int sdp_dev_init(void);
@@ -855,8 +861,17 @@ struct sdp_pending_req {
 	u8			responder_resources;
 };
 
-/* sdp_cm.c: bind, connect, names, the port space */
+/* sdp_port.c: the port space */
 struct rdma_cm_id *sdp_cm_create_id(struct sock *sk);
+void sdp_addr_snapshot(struct sdp_sock *ssk);
+int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		struct sockaddr_storage *addr);
+int sdp_bind_errno(int err);
+bool sdp_v6_dual(struct sdp_sock *ssk);
+int sdp_renew_id(struct sdp_sock *ssk);
+void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);
+
+/* sdp_cm.c: bind, connect, names */
 int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 int sdp_listen(struct socket *sock, int backlog);
 int sdp_accept(struct socket *sock, struct socket *newsock,
@@ -864,13 +879,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock,
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
-void sdp_addr_snapshot(struct sdp_sock *ssk);
 void sdp_connect_failed(struct sdp_sock *ssk, int err);
-int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
-		struct sockaddr_storage *addr);
-int sdp_bind_errno(int err);
-bool sdp_v6_dual(struct sdp_sock *ssk);
-int sdp_renew_id(struct sdp_sock *ssk);
 
 /* sdp_listen.c: the passive side */
 void sdp_cm_init(struct sdp_sock *ssk);
@@ -1097,7 +1106,6 @@ void sdp_rdma_flush(struct sdp_sock *ssk, bool push);
 void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info);
 
 /* sdp_sockopt.c */
-void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id);
 int sdp_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);
 int sdp_getsockopt(struct socket *sock, int level, int optname,

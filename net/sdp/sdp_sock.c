@@ -28,13 +28,6 @@ struct proto sdp_proto = {
 	.keepalive	= sdp_keepalive,
 };
 
-/* The address family getname() answers with. */
-int sdp_addr_family(const struct sock *sk)
-{
-	return sk->sk_family == sdp_af_inet6 || sdp_sk(sk)->v6 ?
-	       AF_INET6 : AF_INET;
-}
-
 /* Last sock_put(): the socket is gone from every list and queue. */
 static void sdp_sk_destruct(struct sock *sk)
 {

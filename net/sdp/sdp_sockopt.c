@@ -33,23 +33,6 @@ static bool sdp_unbound(const struct sdp_sock *ssk)
 	       !test_bit(SDP_F_ID_USED, &ssk->flags);
 }
 
-/**
- * sdp_id_options - give a new rdma_cm_id the socket's IP-level options
- * @ssk: the socket, locked
- * @id: its id, not yet bound
- */
-void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id)
-{
-	u8 tos = ssk->v6 ? ssk->tclass : ssk->tos;
-
-	sdp_assert_locked(ssk);
-
-	if (tos)
-		rdma_set_service_type(id, tos);
-	if (sdp_is_v6_family(&ssk->sk))
-		rdma_set_afonly(id, ssk->v6only);
-}
-
 static int sdp_setsockopt_ip(struct sdp_sock *ssk, int level, int optname,
 			     int val)
 {
