@@ -32,9 +32,7 @@ for i in $(seq "$n"); do
 done
 host() { echo "${hosts[$(($1 - 1))]}"; }
 
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 export SDP_STREAM_WAIT=300	# the other VMs may still be booting
 
 # mesh_start NAME PORT MIB [SKIP]: in the background, a server for every

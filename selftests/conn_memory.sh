@@ -17,9 +17,8 @@
 #    arrives, no ENOMEM, no OOM kill.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 n=${SDP_SCALE_N:-2000}
 
 # hold FAM: open $n connections, print "KiB-per-end setup-rate", keep them

@@ -15,9 +15,8 @@
 #  - nothing is left afterwards.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 u0=$(sdp_stat TxCreditUpdate) d0=$(sdp_stat TxData)
 out=$(timeout 120 sdp_lbench sdp "$addr" 7711 lat 64 2000 2>&1)

@@ -8,9 +8,8 @@
 # listens again and accepts, and new connections work.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 # a listener bound to the device's address with a child in its accept
 # queue, held until the device goes (set up before the load, which slows

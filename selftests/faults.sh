@@ -23,9 +23,8 @@
 # and memory is back where it was after each.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 mem_avail() {	# MiB
 	awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo

@@ -10,9 +10,8 @@
 # our client.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 logged() {	# lines of protocol errors in the kernel log
 	dmesg | grep -c 'ib_sdp: protocol error'
 }

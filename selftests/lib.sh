@@ -68,6 +68,15 @@ sdp_unload() {
 	fi
 }
 
+# sdp_fresh [PARAM=VALUE...]: the preamble of most tests: the test bed's
+# Soft-RoCE device up (its address in SDP_ADDR) and the module loaded
+# afresh.
+sdp_fresh() {
+	SDP_ADDR=$(rxe-up) || return 1
+	sdp_unload
+	sdp_load "$@"
+}
+
 # Number of protection domains ib_sdp holds (one per RDMA device).
 sdp_pd_count() {
 	rdma resource show pd 2>/dev/null | grep -c 'comm \[ib_sdp\]'

@@ -14,9 +14,7 @@
 
 role=${1:?a or b}
 rounds=6 nconn=16
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 
 closed0=$(sdp_stat ConnClosed)
 for r in $(seq "$rounds"); do

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 
 if [ "$role" = a ]; then
 	out=$(timeout 120 sdp_ka server "$SDP_IP" 7600 2>&1)

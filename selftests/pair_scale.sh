@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 n=${SDP_PAIR_SCALE_N:-500}
 [ "${SDP_QUICK:-0}" = 1 ] && n=${SDP_PAIR_SCALE_N:-200}
 port=7950

@@ -13,9 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 
 export SDP_STREAM_TIMEOUT=10
 tc qdisc add dev eth0 root tbf rate 1mbit burst 16kb latency 2s

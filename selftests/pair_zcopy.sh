@@ -9,9 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 role=${1:?a or b}
-rxe-up >/dev/null || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
 
 if [ "$role" = a ]; then
 	out=$(timeout 600 sdp_zc sizes-server "$SDP_IP" 7550 2>&1)

@@ -7,9 +7,8 @@
 # read; a socket of another namespace shows there only.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 hexaddr=$(printf '%02X' $(echo "$addr" | tr '.' ' ') | \
 	  sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')

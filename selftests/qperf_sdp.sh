@@ -4,9 +4,8 @@
 # and sockaddr_in6 addresses) against ib_sdp.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 qperf -lp 19766 >/dev/null 2>&1 &
 srv=$!

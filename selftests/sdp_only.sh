@@ -7,9 +7,8 @@
 # compared with TCP by tcp_parity.sh.
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 # one request may wait for room in a full accept queue, the next is refused
 syn_backlog=$(cat /proc/sys/net/ipv4/tcp_max_syn_backlog)

@@ -12,9 +12,8 @@
 SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 port=7480
 
 events=$(ls $T/events/sdp | grep -v '^enable$\|^filter$' | xargs)

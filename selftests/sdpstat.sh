@@ -11,9 +11,8 @@
 
 # (bounded: a dump that never ended would fail a check, not the suite)
 SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 port=7460
 
 check_eq "no socket: the header alone" 1 "$($SDPSTAT -a | wc -l)"

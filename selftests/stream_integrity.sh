@@ -10,9 +10,8 @@
 # queue (an RNR NAK).
 . "$(dirname "$0")/lib.sh"
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 port=7100
 n=${SDP_STREAMS:-16} bytes=$((${SDP_STREAM_MIB:-64} << 20))

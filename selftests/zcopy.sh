@@ -42,9 +42,8 @@
 . "$(dirname "$0")/lib.sh"
 smoke() { [ "${SDP_SMOKE:-0}" = 1 ]; }
 
-addr=$(rxe-up) || exit 1
-sdp_unload
-sdp_load || exit 1
+sdp_fresh || exit 1
+addr=$SDP_ADDR
 
 mode() {	# name port: run one sdp_zc mode, show its failures
 	local out rc perr
