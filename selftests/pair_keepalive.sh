@@ -3,7 +3,15 @@
 # SO_KEEPALIVE with TCP_KEEPIDLE/KEEPINTVL/KEEPCNT against a peer that
 # vanishes, TCP and SDP side by side: VM b connects both, then drops every
 # frame on its wire in both directions (tc); VM a, idle in recv(), must
-# see both sockets fail with ETIMEDOUT.
+# see both sockets fail with ETIMEDOUT.  Then the wire speaks again and a
+# new rdma_cm connection between the two must work.
+#
+# The frames b sends are lost in a netem qdisc, not dropped by a tc
+# filter: a filter's drop is an error to the sender, and 6.12's Soft-RoCE
+# puts the QP whose packet it was in error, also the GSI QP that carries
+# the CM's messages (b's DREQs while silent), after which that device
+# can set up no connection until it is made again (6.1's retries).
+# netem reports a loss as sent, as a wire would.
 # Argument: "a" (server, on SDP_IP) or "b" (the peer that vanishes).
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +28,8 @@ if [ "$role" = a ]; then
 	check "keepalive probes were sent" test "$(sdp_stat KeepaliveProbes)" -ge 1
 	check "the connection ended on keepalive or on the transport's retries" \
 		test $(($(sdp_stat KeepaliveTimeouts) + $(sdp_stat TransportTimeouts))) -ge 1
+	out=$(timeout 180 rping -s -v -C 3 -a "$SDP_IP" -p 7603 2>&1)
+	check_eq "afterwards, a new rdma_cm connection from b (rping)" 0 "$?"
 else
 	sdp_ka client "$SDP_PEER_IP" 7600 25 >/tmp/ka.out 2>&1 &
 	cli=$!
@@ -31,11 +41,13 @@ else
 	check "connected over TCP and SDP" grep -q connected /tmp/ka.out
 	sleep 1
 	# vanish: nothing in, nothing out
+	modprobe sch_netem
 	tc qdisc add dev eth0 clsact &&
 		tc filter add dev eth0 ingress matchall action drop &&
-		tc filter add dev eth0 egress matchall action drop
+		tc qdisc add dev eth0 root netem loss 100%
 	check_eq "this host went silent" 0 "$?"
 	wait $cli
+	tc qdisc del dev eth0 root
 	tc qdisc del dev eth0 clsact
 	# our own ends were closed while silent: their DisConn can only
 	# time out on the transport's retries
@@ -43,6 +55,14 @@ else
 		[ "$(sdp_inuse)" = 0 ] && break
 		sleep 0.2
 	done
+	deadline=$((SECONDS + 120))
+	while :; do	# until a's server is up
+		out=$(timeout 30 rping -c -v -C 3 -a "$SDP_PEER_IP" -p 7603 2>&1)
+		rc=$?
+		[ $rc = 0 ] || [ $SECONDS -ge $deadline ] && break
+		sleep 1
+	done
+	check_eq "afterwards, a new rdma_cm connection to a (rping)" 0 "$rc"
 fi
 sdp_check_clean
 finish
