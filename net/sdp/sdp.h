@@ -889,9 +889,6 @@ bool sdp_listen_room(struct sock *sk);
 void sdp_child_inherit(struct sock *child, struct sock *parent);
 
 /* sdp_rdma_cm.c: the RDMA transport's set-up */
-int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
-	       struct rdma_cm_event *ev);
-int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id);
 int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 bool sdp_rdma_claims(struct net *net, struct sockaddr_storage *dst);
 int sdp_rdma_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
@@ -903,13 +900,7 @@ int sdp_child_established(struct sock *child);
 int sdp_child_failed(struct sock *child, bool in_handler);
 
 /* sdp_local.c */
-bool sdp_local_dest(struct net *net, struct sockaddr_storage *a);
-int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst);
 int sdp_local_pair(struct sdp_sock *client, struct sock *child);
-int sdp_local_listen(struct sdp_sock *ssk);
-int sdp_local_bind_check(struct sdp_sock *ssk,
-			 const struct sockaddr_storage *addr);
-void sdp_local_unlisten(struct sdp_sock *ssk);
 void sdp_local_link_put(struct sdp_local_link *link);
 struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk);
 void sdp_local_kick(struct sdp_sock *ssk);

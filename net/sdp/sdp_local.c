@@ -73,7 +73,7 @@ static __be16 sdp_addr_port(const struct sockaddr_storage *a)
  * @net: the socket's namespace
  * @a: a connect() destination; the unspecified address becomes loopback
  */
-bool sdp_local_dest(struct net *net, struct sockaddr_storage *a)
+static bool sdp_local_dest(struct net *net, struct sockaddr_storage *a)
 {
 	if (!READ_ONCE(sdp_local))
 		return false;
@@ -208,8 +208,8 @@ static bool sdp_local_taken(struct net *net, struct sdp_sock *self,
  *
  * Return: 0 or -EADDRINUSE.
  */
-int sdp_local_bind_check(struct sdp_sock *ssk,
-			 const struct sockaddr_storage *addr)
+static int sdp_local_bind_check(struct sdp_sock *ssk,
+				const struct sockaddr_storage *addr)
 {
 	bool taken;
 
@@ -229,7 +229,7 @@ int sdp_local_bind_check(struct sdp_sock *ssk,
  * there already (sdp_local_bind_check()): a socket bound where only
  * local connections come has no rdma_listen() to refuse it.
  */
-int sdp_local_listen(struct sdp_sock *ssk)
+static int sdp_local_listen(struct sdp_sock *ssk)
 {
 	int err = 0;
 
@@ -257,7 +257,7 @@ int sdp_local_listen(struct sdp_sock *ssk)
 }
 
 /* The socket, locked, stops listening. */
-void sdp_local_unlisten(struct sdp_sock *ssk)
+static void sdp_local_unlisten(struct sdp_sock *ssk)
 {
 	if (!__test_and_clear_bit(SDP_F_LOCAL_LISTEN, &ssk->flags))
 		return;
@@ -445,7 +445,8 @@ out:
  *
  * Return: 0, or a negative errno with the socket unchanged.
  */
-int sdp_local_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
+static int sdp_local_connect(struct sdp_sock *ssk,
+			     struct sockaddr_storage *dst)
 {
 	struct sock *sk = &ssk->sk;
 	struct sock *ls;

@@ -275,105 +275,6 @@ static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
 	return ret;
 }
 
-/* An event on an embryo, a child whose handshake is not done.  Return:
- * what the handler returns, or -1 to go on as for any socket.
- */
-static int sdp_cm_embryo(struct sock *sk, struct rdma_cm_id *id,
-			 struct rdma_cm_event *ev)
-{
-	int ret;
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* free what uses the device now, then as a failure */
-		sdp_conn_teardown(sdp_sk(sk));
-		ret = sdp_child_failed(sk, true);
-		return ret >= 0 ? ret : sdp_cm_device_removal(sk, id);
-	case RDMA_CM_EVENT_ESTABLISHED:
-		return sdp_child_established(sk);
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_DISCONNECTED:
-		ret = sdp_child_failed(sk, true);
-		return ret >= 0 ? ret : -1;
-	default:
-		return -1;
-	}
-}
-
-/* An event on the socket's own id, the socket locked: a connect()
- * under way, or the connection's end.  Returns what the handler returns.
- */
-static int sdp_cm_conn_event(struct sdp_sock *ssk, struct rdma_cm_id *id,
-			     struct rdma_cm_event *ev)
-{
-	struct sock *sk = &ssk->sk;
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		if (sk->sk_state != TCP_SYN_SENT)
-			break;
-		if (!sdp_iw_port_free(sk, id))
-			return sdp_connect_repick(ssk, id);
-		if (rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS))
-			sdp_connect_failed(ssk, EHOSTUNREACH);
-		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		if (sk->sk_state == TCP_SYN_SENT)
-			sdp_route_resolved(ssk, id);
-		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		sdp_active_established(ssk, ev);
-		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-		sdp_connect_failed(ssk, -sdp_cm_errno(ev));
-		sdp_conn_queue_teardown(ssk);
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		sdp_conn_queue_teardown(ssk);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* ->cm_event(): rdma_cm's handler of every id of an SDP socket. */
-int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	struct sock *sk = id->context;
-	struct sdp_sock *ssk = sdp_sk(sk);
-	int ret;
-
-	pr_debug("sk %p: cm event %s (%d), status %d\n",
-		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
-
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return sdp_cm_req(sk, id, ev);
-	/* a request still waiting on its listener: only an end can come */
-	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
-	    sdp_pending_cancel(sk, id))
-		return 1;
-	if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
-		ret = sdp_cm_embryo(sk, id, ev);
-		if (ret >= 0)
-			return ret;
-	} else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-		return sdp_cm_device_removal(sk, id);
-	}
-
-	lock_sock(sk);
-	/* not released, nor replaced by a new connect() */
-	ret = ssk->cm_id == id ? sdp_cm_conn_event(ssk, id, ev) : 0;
-	release_sock(sk);
-	return ret;
-}
-
 /**
  * sdp_child_create - answer a connection request with a new child socket
  * @sk: the listener, not locked
@@ -488,7 +389,7 @@ static int sdp_pending_add(struct sock *sk, struct rdma_cm_id *id,
 /* An event on a request still waiting (the peer gave up, the device went
  * away): drop it.  Returns 1 if it was one, for rdma_cm to destroy @id.
  */
-int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
+static int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_pending_req *req, *found = NULL;
@@ -513,8 +414,8 @@ int sdp_pending_cancel(struct sock *sk, struct rdma_cm_id *id)
  * rejects the request and destroys @id).  The Hello is checked before
  * anything is allocated for the request.
  */
-int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
-	       struct rdma_cm_event *ev)
+static int sdp_cm_req(struct sock *sk, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int err;
@@ -593,3 +494,101 @@ int sdp_rdma_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	return 0;
 }
 
+/* An event on an embryo, a child whose handshake is not done.  Return:
+ * what the handler returns, or -1 to go on as for any socket.
+ */
+static int sdp_cm_embryo(struct sock *sk, struct rdma_cm_id *id,
+			 struct rdma_cm_event *ev)
+{
+	int ret;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* free what uses the device now, then as a failure */
+		sdp_conn_teardown(sdp_sk(sk));
+		ret = sdp_child_failed(sk, true);
+		return ret >= 0 ? ret : sdp_cm_device_removal(sk, id);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return sdp_child_established(sk);
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		ret = sdp_child_failed(sk, true);
+		return ret >= 0 ? ret : -1;
+	default:
+		return -1;
+	}
+}
+
+/* An event on the socket's own id, the socket locked: a connect()
+ * under way, or the connection's end.  Returns what the handler returns.
+ */
+static int sdp_cm_conn_event(struct sdp_sock *ssk, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	struct sock *sk = &ssk->sk;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (sk->sk_state != TCP_SYN_SENT)
+			break;
+		if (!sdp_iw_port_free(sk, id))
+			return sdp_connect_repick(ssk, id);
+		if (rdma_resolve_route(id, SDP_RESOLVE_TIMEOUT_MS))
+			sdp_connect_failed(ssk, EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		if (sk->sk_state == TCP_SYN_SENT)
+			sdp_route_resolved(ssk, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		sdp_active_established(ssk, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		sdp_connect_failed(ssk, -sdp_cm_errno(ev));
+		sdp_conn_queue_teardown(ssk);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		sdp_conn_queue_teardown(ssk);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ->cm_event(): rdma_cm's handler of every id of an SDP socket. */
+int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct sock *sk = id->context;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	int ret;
+
+	pr_debug("sk %p: cm event %s (%d), status %d\n",
+		 sk, rdma_event_msg(ev->event), ev->event, ev->status);
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return sdp_cm_req(sk, id, ev);
+	/* a request still waiting on its listener: only an end can come */
+	if (id != READ_ONCE(ssk->cm_id) && !test_bit(SDP_F_EMBRYO, &ssk->flags) &&
+	    sdp_pending_cancel(sk, id))
+		return 1;
+	if (test_bit(SDP_F_EMBRYO, &ssk->flags)) {
+		ret = sdp_cm_embryo(sk, id, ev);
+		if (ret >= 0)
+			return ret;
+	} else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		return sdp_cm_device_removal(sk, id);
+	}
+
+	lock_sock(sk);
+	/* not released, nor replaced by a new connect() */
+	ret = ssk->cm_id == id ? sdp_cm_conn_event(ssk, id, ev) : 0;
+	release_sock(sk);
+	return ret;
+}
