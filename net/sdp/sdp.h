@@ -402,6 +402,8 @@ struct sdp_conn {
 	struct ib_pd		*pd;		/* this connection's alone */
 	struct ib_cq		*cq;		/* from the device's CQ pool */
 	u32			cq_size;	/* entries taken from it */
+	/* what a completion means (sdp_cq_done(), sdp_verbs.c) */
+	void (*buf_done)(struct sdp_sock *ssk, struct sdp_buf *buf);
 	struct ib_qp		*qp;
 	u32			port_num;
 	u32			max_inline;
@@ -1027,6 +1029,9 @@ void sdp_timer_arm(struct sdp_sock *ssk, int bit, struct delayed_work *w,
 void sdp_timer_reset(struct sdp_sock *ssk, int bit, struct delayed_work *w,
 		     unsigned long delay);
 bool sdp_timer_claim(struct sdp_sock *ssk, int bit);
+unsigned long sdp_ka_idle(const struct sdp_sock *ssk);
+bool sdp_ka_active(const struct sdp_sock *ssk);
+unsigned long sdp_retries2_timeout(const struct net *net);
 void sdp_timers_init(struct sdp_sock *ssk);
 int sdp_timers_cancel(struct sdp_sock *ssk);
 void sdp_fin_timer_arm(struct sdp_sock *ssk);
@@ -1073,9 +1078,6 @@ int sdp_zc_quiesce(struct sdp_sock *ssk);
 bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		      int flags, long timeo);
 int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo);
-void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a);
-bool sdp_zc_sink_pending(const struct sdp_sock *ssk);
-void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid);
 int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size);
 int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk);
 int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
@@ -1115,7 +1117,7 @@ void sdp_wake_space(struct sock *sk);
 /* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);
 void sdp_tx_init_wait(struct sdp_sock *ssk);
-void sdp_tx_push(struct sdp_sock *ssk);
+void sdp_tx_post(struct sdp_sock *ssk, bool push);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);
 int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size);

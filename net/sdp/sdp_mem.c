@@ -533,3 +533,19 @@ void sdp_mem_init(struct sdp_sock *ssk)
 {
 	INIT_DELAYED_WORK(&ssk->mem_work, sdp_mem_work);
 }
+
+/* Post @buf again (sdp_rx_post_or_defer()) on a usable connection; a
+ * failure resets it.
+ */
+void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	int err;
+
+	if (!sdp_conn_usable(ssk))
+		return;
+	err = sdp_rx_post_or_defer(ssk, buf);
+	if (err) {
+		net_warn_ratelimited("post recv failed: %d\n", err);
+		sdp_conn_abort(ssk, ECONNRESET, false);
+	}
+}

@@ -14,9 +14,10 @@
  * buffer.  The last reference frees the rings and ZCopy state
  * (sdp_rdma_conn_free()).
  *
- * Completions run sdp_cq_done() in softirq context.  Under bh_lock_sock()
- * it handles the buffer at once, or, when a process owns the socket, puts
- * it on ->backlog, which sdp_rdma_release() empties in order before the
+ * Completions run sdp_cq_done() (sdp_verbs.c) in softirq context.  Under
+ * bh_lock_sock() it hands the buffer to sdp_buf_complete() (the
+ * connection's ->buf_done) at once, or, when a process owns the socket,
+ * puts it on ->backlog, which sdp_rdma_release() empties in order before the
  * owner lets go: completions are therefore handled in the order they
  * arrive, always under the socket lock, never concurrently.
  *
@@ -35,23 +36,6 @@
 #include <uapi/linux/sdp_diag.h>
 
 #include "sdp.h"
-
-/**
- * sdp_sq_posted - a signaled work request went on the send queue
- * @ssk: the socket, locked
- *
- * The stall watchdog (sdp_timer.c) watches the send queue while anything
- * is on it: a peer that stops answering, or stops taking our messages
- * (the transport retries RNR for ever), ends in ETIMEDOUT.
- */
-void sdp_sq_posted(struct sdp_sock *ssk)
-{
-	sdp_assert_locked(ssk);
-	if (!ssk->conn->tx_wrs++) {
-		ssk->conn->tx_wr_stamp = jiffies;
-		sdp_stall_arm(ssk);
-	}
-}
 
 /* A signaled send work request completed (or was flushed). */
 static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
@@ -86,41 +70,6 @@ static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 }
 
-static const char *const sdp_buf_kind_name[] = {
-	[SDP_BUF_RX] = "recv", [SDP_BUF_TX] = "data",
-	[SDP_BUF_CTRL] = "ctrl", [SDP_BUF_PROBE] = "probe",
-	[SDP_BUF_BOUNCE] = "bounce", [SDP_BUF_ZC_REG] = "local-inv",
-	[SDP_BUF_ZC_RW] = "rdma-rw",
-};
-
-static const char *sdp_buf_kind_str(u8 kind)
-{
-	if (kind >= ARRAY_SIZE(sdp_buf_kind_name) || !sdp_buf_kind_name[kind])
-		return "?";
-	return sdp_buf_kind_name[kind];
-}
-
-/* ib_cqe.done of every buffer; softirq context. */
-static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct sdp_buf *buf = container_of(wc->wr_cqe, struct sdp_buf, cqe);
-	struct sdp_sock *ssk = buf->ssk;
-	struct sock *sk = &ssk->sk;
-
-	buf->status = wc->status;
-	if (unlikely(wc->status != IB_WC_SUCCESS))
-		trace_sdp_wc_error(sk, sdp_buf_kind_str(buf->kind), wc->status);
-	if (buf->kind == SDP_BUF_RX)
-		buf->len = wc->status == IB_WC_SUCCESS ? wc->byte_len : 0;
-
-	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk) && list_empty(&ssk->backlog))
-		sdp_buf_complete(ssk, buf);
-	else
-		list_add_tail(&buf->list, &ssk->backlog);
-	bh_unlock_sock(sk);
-}
-
 /* The RDMA transport's release: the completions that came while a process
  * owned the socket, in the order they came.
  */
@@ -133,15 +82,6 @@ static void sdp_rdma_release(struct sdp_sock *ssk)
 		list_del_init(&buf->list);
 		sdp_buf_complete(ssk, buf);
 	}
-}
-
-/* A buffer whose completions come to sdp_cq_done(). */
-void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
-{
-	buf->ssk = ssk;
-	buf->kind = kind;
-	buf->cqe.done = sdp_cq_done;
-	INIT_LIST_HEAD(&buf->list);
 }
 
 /* The rings of a connection that failed to set up: nothing is mapped or
@@ -249,6 +189,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	conn = sdp_conn_alloc(ssk, &sdp_rdma_transport);
 	if (!conn)
 		return -ENOMEM;
+	conn->buf_done = sdp_buf_complete;
 	sdp_buf_init(ssk, &conn->ka_buf, SDP_BUF_PROBE);
 	sdp_conn_install(ssk, conn);
 
@@ -300,71 +241,6 @@ err_bufs:
 err_dev:
 	sdp_pd_release(ssk);
 	return err;
-}
-
-/**
- * sdp_post_send - post a message whose payload is already in @buf
- * @ssk: the socket, locked, with a usable connection and a credit
- * @buf: a send or control buffer; ->mid and ->len are set, the header is
- *	 filled in here with the current credits and sequence numbers
- *
- * Return: 0 or a negative errno (the message was not sent).
- */
-int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sdp_bsdh *h = buf->data;
-	struct ib_sge sge = {
-		.addr	= buf->dma,
-		.length	= buf->len,
-		.lkey	= conn->pd->local_dma_lkey,
-	};
-	struct ib_send_wr wr = {
-		.wr_cqe		= &buf->cqe,
-		.sg_list	= &sge,
-		.num_sge	= 1,
-		.opcode		= IB_WR_SEND,
-		.send_flags	= IB_SEND_SIGNALED,
-	};
-	int err;
-
-	sdp_assert_locked(ssk);
-
-	h->mid = buf->mid;
-	h->flags = buf->flags;
-	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
-	h->len = cpu_to_be32(buf->len);
-	h->mseq = cpu_to_be32(conn->tx_mseq + 1);
-	h->mseq_ack = cpu_to_be32(conn->rx_mseq);
-
-	if (buf->mid == SDP_MID_ABORT)
-		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
-	if (buf->len <= conn->max_inline) {
-		wr.send_flags |= IB_SEND_INLINE;
-		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
-	}
-	ib_dma_sync_single_for_device(conn->sdev->ibdev, buf->dma, buf->len,
-				      DMA_TO_DEVICE);
-	buf->posted_ns = ktime_get_ns();
-	err = sdp_qp_post_send(conn->qp, &wr, NULL);
-	if (err)
-		return err;
-	sdp_sq_posted(ssk);
-	conn->st.segs_out++;
-	conn->tx_mseq++;
-	if (conn->tx_returns)
-		conn->tx_returns--;	/* it takes one of the peer's buffers */
-	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
-		conn->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
-						   (h + 1))->len);
-	/* a SinkAvail the peer sent before seeing this is stale */
-	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
-	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
-		conn->zc_data_mseq = conn->tx_mseq;
-	conn->adv_bufs = sdp_rx_adv(ssk);
-	conn->adv_ack = conn->rx_mseq;
-	conn->rx_upd = 0;
-	return 0;
 }
 
 /**

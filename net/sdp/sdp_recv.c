@@ -362,6 +362,35 @@ static int sdp_recv_wait(struct sdp_sock *ssk, struct msghdr *msg,
 	return 0;
 }
 
+/* A connection made or replaced while we slept: hold the one we use now,
+ * so that what a sleep below keeps (a transport's link, ZCopy state)
+ * stays.
+ */
+static void sdp_recv_hold(struct sdp_sock *ssk, struct sdp_conn **conn)
+{
+	if (unlikely(!sdp_conn_same(ssk, *conn))) {
+		sdp_conn_put(*conn);
+		*conn = sdp_conn_get(ssk);
+	}
+}
+
+/* At urgent data: stop if anything was read, or for a signal (*@copied
+ * becomes its errno).  Return: stop?
+ */
+static bool sdp_recv_urg_stop(struct sdp_sock *ssk, u32 seq, int *copied,
+			      long timeo)
+{
+	if (likely(!ssk->urg_data) || ssk->urg_seq != seq)
+		return false;
+	if (*copied)
+		return true;
+	if (signal_pending(current)) {
+		*copied = timeo ? sock_intr_errno(timeo) : -EAGAIN;
+		return true;
+	}
+	return false;
+}
+
 /* recvmsg() of the stream, as tcp_recvmsg_locked(), over the receive
  * queue: the socket locked, *@conn its connection, held (replaced by the
  * new one's when a new connection is made while we sleep).  Return: bytes
@@ -386,23 +415,9 @@ static int sdp_recv_stream(struct sdp_sock *ssk, struct msghdr *msg,
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
 	do {
-		/* a connection made or replaced while we slept: hold the
-		 * one we use now, so that what a sleep below keeps (a
-		 * transport's link, ZCopy state) stays
-		 */
-		if (unlikely(!sdp_conn_same(ssk, *conn))) {
-			sdp_conn_put(*conn);
-			*conn = sdp_conn_get(ssk);
-		}
-		/* at urgent data: stop if anything was read */
-		if (unlikely(ssk->urg_data) && ssk->urg_seq == *seq) {
-			if (copied)
-				break;
-			if (signal_pending(current)) {
-				copied = timeo ? sock_intr_errno(timeo) : -EAGAIN;
-				break;
-			}
-		}
+		sdp_recv_hold(ssk, conn);
+		if (sdp_recv_urg_stop(ssk, *seq, &copied, timeo))
+			break;
 
 		buf = sdp_rx_find(ssk, *seq, &off);
 		if (buf) {

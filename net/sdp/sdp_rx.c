@@ -34,63 +34,6 @@
 
 #include "sdp.h"
 
-/* The peer's credits as it knows them: the bufs we last advertised less
- * the messages of its we have received since.
- */
-static s32 sdp_peer_credits(const struct sdp_sock *ssk)
-{
-	const struct sdp_conn *conn = ssk->conn;
-
-	return (s32)conn->adv_bufs - (s32)(conn->rx_mseq - conn->adv_ack);
-}
-
-/**
- * sdp_need_credit_update - should a header-only update go out now?
- * @ssk: the socket, locked
- *
- * Only when it grants at least two more credits than the peer knows of,
- * so that two peers never answer each other's updates for ever (each
- * update costs the peer a buffer, which it posts again: one short of
- * answering); and only when the peer runs low or a quarter of the ring is
- * waiting to be told.
- *
- * The peer's bare updates do not count towards that quarter when its data
- * came with them: the reply the data usually asks for carries the credits.
- * Otherwise one request sent as two messages (a header, then a body) sets
- * off an update before the reply, which is a second message the peer
- * answers with an update before its next request, and so on for as long
- * as the connection lives: two messages each way per round trip.
- */
-bool sdp_need_credit_update(const struct sdp_sock *ssk)
-{
-	const struct sdp_conn *conn = ssk->conn;
-	s32 peer = sdp_peer_credits(ssk);
-	s32 more = (s32)sdp_rx_adv(ssk) - peer;
-
-	sdp_assert_locked(ssk);
-
-	if (more < 2)
-		return false;
-	if (peer <= 2)
-		return true;
-	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
-		more -= conn->rx_upd;
-	return more >= max_t(s32, 2, conn->rx_size / 4);
-}
-
-void sdp_rx_repost(struct sdp_sock *ssk, struct sdp_buf *buf)
-{
-	int err;
-
-	if (!sdp_conn_usable(ssk))
-		return;
-	err = sdp_rx_post_or_defer(ssk, buf);
-	if (err) {
-		net_warn_ratelimited("post recv failed: %d\n", err);
-		sdp_conn_abort(ssk, ECONNRESET, false);
-	}
-}
-
 /* Header checks; returns what is wrong, or NULL. */
 static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
 				u32 *val)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: the RDMA transport's BCopy send path and send credits.
+ * ib_sdp: the RDMA transport's send queue: posting, credits, completions.
  *
- * Its ->sendmsg() (sdp_rdma_sendmsg(), called by sendmsg(), sdp_send.c)
- * copies the application's bytes into the connection's send
- * buffers: it fills the last queued buffer up to the largest message the
- * peer accepts (its receive buffer size), then takes a free one.  Filled
+ * Its ->sendmsg() (sdp_rdma_send.c) copies the application's bytes into
+ * the connection's send buffers: it fills the last queued buffer up to
+ * the largest message the peer accepts (its receive buffer size), then
+ * takes a free one.  Filled
  * buffers wait on ->tx_queue and are posted as Data messages, in order,
  * while the peer has credits.  A partly filled buffer is held back, as TCP
  * holds a small segment, while data is in flight (Nagle, unless
@@ -35,6 +35,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_zcopy.h"
 
 bool sdp_writable(const struct sdp_sock *ssk)
 {
@@ -313,12 +314,16 @@ static void sdp_tx_flush_tail(struct sdp_sock *ssk)
 		;
 }
 
-/* Post what may be posted now: the ZCopy control messages, queued data
- * while the credits last, then a pending DisConn once all data is out,
- * else a credit update if the peer is running low.  @push: corked data
- * too.
+/**
+ * sdp_tx_post - post what may be posted now
+ * @ssk: the socket, locked
+ * @push: corked data too
+ *
+ * The ZCopy control messages first, then queued data while the credits
+ * last, then a pending DisConn once all data is out, else a credit update
+ * if the peer is running low.
  */
-static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
+void sdp_tx_post(struct sdp_sock *ssk, bool push)
 {
 	struct sdp_conn *conn = ssk->conn;
 
@@ -327,11 +332,6 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 
 	if (!sdp_tx_flush_zc_ctrl(ssk))
 		return;
-	/* sendfile()'s pages: before a DisConn (shutdown(), close()), and
-	 * once held too long (MSG_MORE and the cork timer)
-	 */
-	if (push || test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
-		sdp_zc_page_flush(ssk);
 	/* buffer sizes (sdp_mem.c) */
 	if (conn->tx_req_send &&
 	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF, conn->tx_req))
@@ -351,23 +351,7 @@ static void __sdp_tx_flush(struct sdp_sock *ssk, bool push)
 void sdp_tx_flush(struct sdp_sock *ssk)
 {
 	sdp_assert_locked(ssk);
-	__sdp_tx_flush(ssk, false);
-}
-
-/**
- * sdp_tx_push - post what may be posted now, corked data included
- * @ssk: the socket, locked
- */
-void sdp_tx_push(struct sdp_sock *ssk)
-{
-	sdp_assert_locked(ssk);
-	__sdp_tx_flush(ssk, true);
-}
-
-/* The RDMA transport's flush. */
-void sdp_rdma_flush(struct sdp_sock *ssk, bool push)
-{
-	__sdp_tx_flush(ssk, push);
+	sdp_tx_post(ssk, false);
 }
 
 /**
@@ -460,263 +444,128 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sk->sk_write_space(sk);
 }
 
-/* May a send take one more send buffer?  @shallow: no more than tx_size
- * messages' worth held (sdp_zc_adapt_probing()).
+/**
+ * sdp_sq_posted - a signaled work request went on the send queue
+ * @ssk: the socket, locked
+ *
+ * The stall watchdog (sdp_timer.c) watches the send queue while anything
+ * is on it: a peer that stops answering, or stops taking our messages
+ * (the transport retries RNR for ever), ends in ETIMEDOUT.
  */
-static bool sdp_tx_may_take(struct sdp_sock *ssk, bool shallow)
+void sdp_sq_posted(struct sdp_sock *ssk)
 {
-	struct sdp_conn *conn = ssk->conn;
-
-	if (shallow && sdp_tx_held(ssk) >= conn->tx_size * conn->tx_msg_max)
-		return false;
-	return sdp_tx_buf_avail(ssk);
-}
-
-/* Wait until a send may take a send buffer; called when it may not. */
-static int sdp_wait_tx_buf(struct sock *sk, long *timeo, bool shallow)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sdp_sock *ssk = sdp_sk(sk);
-
-	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
-
-	add_wait_queue(sk_sleep(sk), &wait);
-	sk_wait_event(sk, timeo,
-		      sdp_tx_may_take(ssk, shallow) || sk->sk_err ||
-		      !sdp_conn_usable(ssk) ||
-		      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
-	remove_wait_queue(sk_sleep(sk), &wait);
-	return 0;
-}
-
-/* No memory for a send buffer (sdp_tx_buf_take()): wait for a send to
- * complete and give its buffer back, or, with none on its way, a while
- * for memory, as sk_stream_wait_memory() waits.
- */
-static int sdp_wait_tx_mem(struct sock *sk, long *timeo)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct sdp_sock *ssk = sdp_sk(sk);
-	long vm_wait, left;
-
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
-
-	add_wait_queue(sk_sleep(sk), &wait);
-	if (sdp_tx_buf_ready(ssk)) {
-		vm_wait = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);
-		left = vm_wait;
-		sk_wait_event(sk, &left, sk->sk_err || !sdp_conn_usable(ssk) ||
-			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
-		if (*timeo != MAX_SCHEDULE_TIMEOUT)
-			*timeo -= vm_wait - left;
-	} else {
-		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		__set_bit(SDP_F_TX_MEM_WAIT, &ssk->flags);
-		sk_wait_event(sk, timeo, sdp_tx_buf_ready(ssk) || sk->sk_err ||
-			      !sdp_conn_usable(ssk) ||
-			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
-		__clear_bit(SDP_F_TX_MEM_WAIT, &ssk->flags);
+	sdp_assert_locked(ssk);
+	if (!ssk->conn->tx_wrs++) {
+		ssk->conn->tx_wr_stamp = jiffies;
+		sdp_stall_arm(ssk);
 	}
-	remove_wait_queue(sk_sleep(sk), &wait);
-	return 0;
-}
-
-/* Try to send the next part of @msg by ZCopy (sdp_zcopy.c).  Returns the
- * bytes advertised, 0 to copy this part instead, or a negative errno.
- */
-static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
-			      struct ubuf_info *uarg, long *timeo, bool *no_zc)
-{
-	struct sock *sk = &ssk->sk;
-	size_t n = 0;
-	int err;
-
-	for (;;) {
-		err = sdp_zc_send(ssk, msg, uarg, timeo, &n);
-		if (!err)
-			return n;
-		if (err == -ENOBUFS) {
-			/* no MRs, or past RLIMIT_MEMLOCK: copy the rest */
-			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
-			trace_sdp_zcopy(sk, "fallback-no-mr",
-					msg_data_left(msg));
-			*no_zc = true;
-			return 0;
-		}
-		if (err != -EAGAIN)
-			return err;
-		/* No room for another SrcAvail now.  A non-blocking send
-		 * copies instead, unless it is MSG_ZEROCOPY: TCP never mixes
-		 * copied and zero-copy completions for want of room, it says
-		 * EAGAIN (or returns what it took).
-		 */
-		if (!*timeo)
-			return uarg ? -EAGAIN : 0;
-		err = sdp_zc_wait_reg(ssk, timeo);
-		if (err)
-			return err;
-		if (sk->sk_err || !sdp_conn_usable(ssk))
-			return -EPIPE;
-	}
-}
-
-/* This round's ZCopy: into a SinkAvail the peer posted, else by
- * SrcAvail.  Return: bytes sent so, 0 to copy them, or a negative errno.
- */
-static ssize_t sdp_send_zc_round(struct sdp_sock *ssk, struct msghdr *msg,
-				 struct sdp_send *s, bool sink_ok)
-{
-	ssize_t n = 0;
-
-	if (sink_ok && sdp_zc_peer_sink_usable(ssk) &&
-	    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
-	    sdp_zc_want(ssk, msg, s->flags))
-		n = sdp_zc_write(ssk, msg);
-	if (!n && !s->no_zc && sdp_zc_want(ssk, msg, s->flags))
-		n = sdp_sendmsg_zc(ssk, msg, s->uarg, &s->timeo, &s->no_zc);
-	if (n > 0) {
-		s->copied += n;
-		s->zc_used = true;
-	}
-	return n;
-}
-
-/* The Data buffer this round copies into: the last queued one while it
- * has room, else a new one.  Return: the buffer, NULL after a wait for
- * one (look again), or an ERR_PTR.
- */
-static struct sdp_buf *sdp_send_buf(struct sdp_sock *ssk, struct msghdr *msg,
-				    struct sdp_send *s)
-{
-	struct sdp_buf *buf;
-	int err;
-
-	if (!list_empty(&ssk->conn->tx_queue)) {
-		buf = list_last_entry(&ssk->conn->tx_queue, struct sdp_buf,
-				      list);
-		/* not full, Data, not ending with urgent data */
-		if (buf->len < sdp_tx_room(ssk, buf) && !buf->flags &&
-		    buf->mid == SDP_MID_DATA)
-			return buf;
-	}
-	if (msg_data_left(msg) >= 2 * ssk->conn->tx_msg_max ||
-	    ssk->tx_queued >= 2 * ssk->conn->tx_msg_max)
-		sdp_tx_want_grow(ssk);
-	buf = sdp_tx_may_take(ssk, s->shallow) ? sdp_tx_buf_take(ssk) : NULL;
-	if (IS_ERR_OR_NULL(buf)) {
-		sdp_tx_flush(ssk);
-		/* no memory: degraded, not failed; or no buffer: wait */
-		err = IS_ERR(buf) ? sdp_wait_tx_mem(&ssk->sk, &s->timeo) :
-		      sdp_wait_tx_buf(&ssk->sk, &s->timeo, s->shallow);
-		return err ? ERR_PTR(err) : NULL;
-	}
-	buf->mid = SDP_MID_DATA;
-	buf->len = sizeof(struct sdp_bsdh);
-	buf->flags = 0;
-	return buf;
 }
 
 /**
- * sdp_rdma_sendmsg - the RDMA transport's sendmsg(): BCopy, and ZCopy for
- *	large sends (into the peer's SinkAvail, or by SrcAvail)
- * @ssk: the socket, locked and connected
- * @msg: what to send
- * @s: sendmsg()'s state
+ * sdp_post_send - post a message whose payload is already in @buf
+ * @ssk: the socket, locked, with a usable connection and a credit
+ * @buf: a send or control buffer; ->mid and ->len are set, the header is
+ *	 filled in here with the current credits and sequence numbers
  *
- * Return: 0 or a negative errno (@s->copied says what was taken).
+ * Return: 0 or a negative errno (the message was not sent).
  */
-int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
-		     struct sdp_send *s)
+int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	struct sock *sk = &ssk->sk;
-	size_t size = msg_data_left(msg);
-	int flags = s->flags;
-	struct sdp_buf *buf;
-	bool sink_ok;
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_bsdh *h = buf->data;
+	struct ib_sge sge = {
+		.addr	= buf->dma,
+		.length	= buf->len,
+		.lkey	= conn->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe		= &buf->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
 	int err;
 
 	sdp_assert_locked(ssk);
 
-	sdp_zc_page_flush(ssk);	/* sendfile()'s pages go first */
-	/* A blocking ZCopy send waits for its peer; without time, copy -
-	 * but into a SinkAvail the peer has posted, which waits only for
-	 * our own WRITEs to complete, never for the peer.  Whatever the
-	 * choice by cost below: the reader is waiting, and copying would
-	 * only make it cancel its offer first.
-	 */
-	sink_ok = !s->uarg && !s->no_zc;
-	if (!s->uarg && !s->timeo)
-		s->no_zc = true;
-	/* blocking: the way this connection has found faster */
-	if (!s->no_zc && !s->uarg && sdp_zc_adapt_on(ssk) &&
-	    sdp_zc_want(ssk, msg, flags)) {
-		s->zc_adapt = true;
-		s->no_zc = !sdp_zc_adapt_pick(ssk, size);
-		s->shallow = s->no_zc && sdp_zc_adapt_probing(ssk);
+	h->mid = buf->mid;
+	h->flags = buf->flags;
+	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
+	h->len = cpu_to_be32(buf->len);
+	h->mseq = cpu_to_be32(conn->tx_mseq + 1);
+	h->mseq_ack = cpu_to_be32(conn->rx_mseq);
+
+	if (buf->mid == SDP_MID_ABORT)
+		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
+	if (buf->len <= conn->max_inline) {
+		wr.send_flags |= IB_SEND_INLINE;
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
 	}
+	ib_dma_sync_single_for_device(conn->sdev->ibdev, buf->dma, buf->len,
+				      DMA_TO_DEVICE);
+	buf->posted_ns = ktime_get_ns();
+	err = sdp_qp_post_send(conn->qp, &wr, NULL);
+	if (err)
+		return err;
+	sdp_sq_posted(ssk);
+	conn->st.segs_out++;
+	conn->tx_mseq++;
+	if (conn->tx_returns)
+		conn->tx_returns--;	/* it takes one of the peer's buffers */
+	if (buf->mid == SDP_MID_SRC_AVAIL)	/* may now be read */
+		conn->zc_adv_posted += be32_to_cpu(((struct sdp_avail_hdr *)
+						   (h + 1))->len);
+	/* a SinkAvail the peer sent before seeing this is stale */
+	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
+	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
+		conn->zc_data_mseq = conn->tx_mseq;
+	conn->adv_bufs = sdp_rx_adv(ssk);
+	conn->adv_ack = conn->rx_mseq;
+	conn->rx_upd = 0;
+	return 0;
+}
 
-	while (msg_data_left(msg)) {
-		ssize_t n;
+/* The peer's credits as it knows them: the bufs we last advertised less
+ * the messages of its we have received since.
+ */
+static s32 sdp_peer_credits(const struct sdp_sock *ssk)
+{
+	const struct sdp_conn *conn = ssk->conn;
 
-		err = -EPIPE;
-		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
-		    !sdp_conn_usable(ssk) || !sdp_conn_same(ssk, s->conn))
-			goto out;
+	return (s32)conn->adv_bufs - (s32)(conn->rx_mseq - conn->adv_ack);
+}
 
-		n = sdp_send_zc_round(ssk, msg, s, sink_ok);
-		if (n < 0) {
-			err = n;
-			goto out;
-		}
-		if (n)
-			continue;
+/**
+ * sdp_need_credit_update - should a header-only update go out now?
+ * @ssk: the socket, locked
+ *
+ * Only when it grants at least two more credits than the peer knows of,
+ * so that two peers never answer each other's updates for ever (each
+ * update costs the peer a buffer, which it posts again: one short of
+ * answering); and only when the peer runs low or a quarter of the ring is
+ * waiting to be told.
+ *
+ * The peer's bare updates do not count towards that quarter when its data
+ * came with them: the reply the data usually asks for carries the credits.
+ * Otherwise one request sent as two messages (a header, then a body) sets
+ * off an update before the reply, which is a second message the peer
+ * answers with an update before its next request, and so on for as long
+ * as the connection lives: two messages each way per round trip.
+ */
+bool sdp_need_credit_update(const struct sdp_sock *ssk)
+{
+	const struct sdp_conn *conn = ssk->conn;
+	s32 peer = sdp_peer_credits(ssk);
+	s32 more = (s32)sdp_rx_adv(ssk) - peer;
 
-		buf = sdp_send_buf(ssk, msg, s);
-		if (IS_ERR(buf)) {
-			err = PTR_ERR(buf);
-			goto out;
-		}
-		if (!buf)
-			continue;
+	sdp_assert_locked(ssk);
 
-		n = min_t(size_t, msg_data_left(msg),
-			  sdp_tx_room(ssk, buf) - buf->len);
-		if (copy_from_iter(buf->data + buf->len, n, &msg->msg_iter) != n) {
-			err = -EFAULT;
-			goto out;
-		}
-		buf->len += n;
-		ssk->tx_queued += n;
-		s->copied += n;
-		if ((flags & MSG_OOB) && !msg_data_left(msg)) {
-			/* the last byte of this send is urgent */
-			buf->flags = SDP_OOB_PRES;
-			SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_URGENT);
-		}
-		if (buf->len >= sdp_tx_room(ssk, buf))
-			sdp_tx_flush(ssk);
-	}
-	err = 0;
-out:
-	sdp_tx_flush(ssk);
-	/* A blocking ZCopy send returns once the peer has its bytes.  If the
-	 * connection fails first, what was advertised counts as sent, as a
-	 * TCP send returns what it queued when the reset comes: the next
-	 * send reports the error.
-	 */
-	if (s->zc_used && !s->uarg && sdp_zc_send_wait(ssk, &s->timeo))
-		size = 0;	/* interrupted: not a figure of its way */
-	if (s->zc_adapt)
-		sdp_zc_adapt_done(ssk, size, s->zc_used,
-				  !err && size && s->copied == size);
-	return err;
+	if (more < 2)
+		return false;
+	if (peer <= 2)
+		return true;
+	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
+		more -= conn->rx_upd;
+	return more >= max_t(s32, 2, conn->rx_size / 4);
 }

@@ -6,8 +6,9 @@
  *
  * Objects: the struct sdp_buf rings of a struct sdp_conn (rx_ring,
  * ctrl_ring), its QP, CQ share and PD (conn->qp, ->cq, ->pd, ->sdev).
- * What a completion means, and the buffers' ib_cqe, are the transport's
- * (sdp_rdma.c): nothing here calls above this file but rdma_cm and the
+ * Every buffer's completion comes to sdp_cq_done(), which hands it to
+ * the connection's ->buf_done() (what it means is the transport's,
+ * sdp_rdma.c): nothing here calls above this file but rdma_cm and the
  * verbs, and it keeps no state of its own.
  *
  * Locks: the caller holds the socket lock, or owns the connection alone
@@ -288,4 +289,51 @@ int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	err = ib_post_send(qp, wr, bad_wr);
 	local_bh_enable();
 	return err;
+}
+
+static const char *const sdp_buf_kind_name[] = {
+	[SDP_BUF_RX] = "recv", [SDP_BUF_TX] = "data",
+	[SDP_BUF_CTRL] = "ctrl", [SDP_BUF_PROBE] = "probe",
+	[SDP_BUF_BOUNCE] = "bounce", [SDP_BUF_ZC_REG] = "local-inv",
+	[SDP_BUF_ZC_RW] = "rdma-rw",
+};
+
+static const char *sdp_buf_kind_str(u8 kind)
+{
+	if (kind >= ARRAY_SIZE(sdp_buf_kind_name) || !sdp_buf_kind_name[kind])
+		return "?";
+	return sdp_buf_kind_name[kind];
+}
+
+/* ib_cqe.done of every buffer; softirq context.  What the completion
+ * means is the transport's (->buf_done()); while a process owns the
+ * socket, the transport takes it from ->backlog when the owner lets go.
+ */
+static void sdp_cq_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct sdp_buf *buf = container_of(wc->wr_cqe, struct sdp_buf, cqe);
+	struct sdp_sock *ssk = buf->ssk;
+	struct sock *sk = &ssk->sk;
+
+	buf->status = wc->status;
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		trace_sdp_wc_error(sk, sdp_buf_kind_str(buf->kind), wc->status);
+	if (buf->kind == SDP_BUF_RX)
+		buf->len = wc->status == IB_WC_SUCCESS ? wc->byte_len : 0;
+
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk) && list_empty(&ssk->backlog))
+		ssk->conn->buf_done(ssk, buf);
+	else
+		list_add_tail(&buf->list, &ssk->backlog);
+	bh_unlock_sock(sk);
+}
+
+/* A buffer whose completions come to sdp_cq_done(). */
+void sdp_buf_init(struct sdp_sock *ssk, struct sdp_buf *buf, u8 kind)
+{
+	buf->ssk = ssk;
+	buf->kind = kind;
+	buf->cqe.done = sdp_cq_done;
+	INIT_LIST_HEAD(&buf->list);
 }

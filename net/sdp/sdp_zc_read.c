@@ -287,7 +287,7 @@ static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
 }
 
 /* zc_work: read ahead what no reader came for. */
-void sdp_zc_work(struct work_struct *work)
+static void sdp_zc_work(struct work_struct *work)
 {
 	struct sdp_sock *ssk = container_of(to_delayed_work(work),
 					    struct sdp_sock, zc_work);
@@ -319,4 +319,11 @@ void sdp_zc_rx_done(struct sdp_sock *ssk)
 {
 	if (ssk->conn->zc_rx_count && !ssk->zc_readers)
 		sdp_timer_arm(ssk, SDP_F_ZC_TIMER, &ssk->zc_work, 1);
+}
+
+/* A new socket's ZCopy waits (zc_wait) and read-ahead work (zc_work). */
+void sdp_zc_init(struct sdp_sock *ssk)
+{
+	init_waitqueue_head(&ssk->zc_wait);
+	INIT_DELAYED_WORK(&ssk->zc_work, sdp_zc_work);
 }

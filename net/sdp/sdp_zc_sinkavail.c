@@ -28,14 +28,6 @@
 #include "sdp.h"
 #include "sdp_zcopy.h"
 
-/* Everything received has been read: a buffer offered now is for the
- * next bytes of the stream.
- */
-static bool sdp_zc_all_read(const struct sdp_sock *ssk)
-{
-	return ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data;
-}
-
 /**
  * sdp_zc_sink_want - should this reader offer its buffer to the peer?
  * @ssk: the socket, locked
@@ -101,48 +93,6 @@ int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 	    sdp_zc_sink_backoff(ssk))
 		return -EOPNOTSUPP;
 	return sdp_zc_sink(ssk, msg, timeo);
-}
-
-/* An offer of ours waits for a control buffer (sdp_tx.c), and may still
- * go: its mseq_ack will cover every message received by then, so the
- * source would write behind their bytes.  Once data has come in, the
- * buffer is no longer for the next bytes of the stream: the reader wakes
- * and drops the offer unsent.
- */
-bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
-{
-	const struct sdp_conn *conn = ssk->conn;
-
-	return conn->zc && conn->zc->sink &&
-	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent &&
-	       sdp_zc_all_read(ssk);
-}
-
-/* The SinkAvail's header, for sdp_send_ctrl(). */
-void sdp_zc_fill_sinkavail(struct sdp_sock *ssk, struct sdp_avail_hdr *a)
-{
-	struct sdp_zc_reg *reg = ssk->conn->zc->sink;
-
-	a->len = cpu_to_be32(reg->len);
-	a->rkey = cpu_to_be32(reg->mr->rkey);
-	a->addr = cpu_to_be64(reg->mr->iova);
-}
-
-/* Our SinkAvail (@mid) or its SinkAvailCancel has just been posted, as
- * message ssk->conn->tx_mseq: the peer's answer must acknowledge it.
- */
-void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
-{
-	struct sdp_conn *conn = ssk->conn;
-	struct sdp_zc *zc = conn->zc;
-
-	if (mid == SDP_MID_SINK_AVAIL) {
-		zc->sink_sent = true;
-		zc->sink_mseq = conn->tx_mseq;
-	} else {
-		zc->cancel_sent = true;
-		zc->cancel_mseq = conn->tx_mseq;
-	}
 }
 
 /* For a wait without the lock: @arg is the connection the offer was made

@@ -723,9 +723,3 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 	conn->zc_peer_sink.valid = false;
 	sdp_zc_wake(&ssk->sk);
 }
-
-void sdp_zc_init(struct sdp_sock *ssk)
-{
-	init_waitqueue_head(&ssk->zc_wait);
-	INIT_DELAYED_WORK(&ssk->zc_work, sdp_zc_work);
-}

@@ -147,6 +147,58 @@ int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey);
 bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *ops);
 void sdp_zc_rw_release(struct sdp_zc_rw *rw, struct iov_iter *iter, bool ok);
-void sdp_zc_work(struct work_struct *work);
+
+/* What the send queue (sdp_tx.c) reads of a reader's SinkAvail. */
+
+/* Everything received has been read: a buffer offered now is for the
+ * next bytes of the stream.
+ */
+static inline bool sdp_zc_all_read(const struct sdp_sock *ssk)
+{
+	return ssk->rcv_nxt == ssk->copied_seq && !ssk->urg_data;
+}
+
+/* An offer of ours waits for a control buffer (sdp_tx.c), and may still
+ * go: its mseq_ack will cover every message received by then, so the
+ * source would write behind their bytes.  Once data has come in, the
+ * buffer is no longer for the next bytes of the stream: the reader wakes
+ * and drops the offer unsent.
+ */
+static inline bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
+{
+	const struct sdp_conn *conn = ssk->conn;
+
+	return conn->zc && conn->zc->sink &&
+	       conn->zc->sink_state == SDP_ZC_SINK_OUT && !conn->zc->sink_sent &&
+	       sdp_zc_all_read(ssk);
+}
+
+/* The SinkAvail's header, for sdp_send_ctrl(). */
+static inline void sdp_zc_fill_sinkavail(struct sdp_sock *ssk,
+					 struct sdp_avail_hdr *a)
+{
+	struct sdp_zc_reg *reg = ssk->conn->zc->sink;
+
+	a->len = cpu_to_be32(reg->len);
+	a->rkey = cpu_to_be32(reg->mr->rkey);
+	a->addr = cpu_to_be64(reg->mr->iova);
+}
+
+/* Our SinkAvail (@mid) or its SinkAvailCancel has just been posted, as
+ * message ssk->conn->tx_mseq: the peer's answer must acknowledge it.
+ */
+static inline void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
+{
+	struct sdp_conn *conn = ssk->conn;
+	struct sdp_zc *zc = conn->zc;
+
+	if (mid == SDP_MID_SINK_AVAIL) {
+		zc->sink_sent = true;
+		zc->sink_mseq = conn->tx_mseq;
+	} else {
+		zc->cancel_sent = true;
+		zc->cancel_mseq = conn->tx_mseq;
+	}
+}
 
 #endif /* _SDP_ZCOPY_H */
