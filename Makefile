@@ -4,8 +4,9 @@
 #
 #   make                build net/sdp/ib_sdp.ko, userspace/, selftests/ and,
 #                       for each kernel the test bed boots (6.1 and 6.12),
-#                       ib_sdp and Soft-iWARP in build/kmod/KVER/ (siw/siw.ko
-#                       with testbed/siw-patches, siw-stock/siw.ko without)
+#                       ib_sdp, Soft-RoCE and Soft-iWARP in build/kmod/KVER/
+#                       (rxe/ and siw/ with testbed/rxe-patches and
+#                       siw-patches, rxe-stock/ and siw-stock/ without)
 #   make deps           install (apt) what building and testing need
 #   make install        install the module (updates/), run depmod, and
 #                       install the uapi header and userspace tools
@@ -47,8 +48,8 @@ userspace:
 selftests:
 	$(MAKE) -C selftests
 
-# ib_sdp and Soft-iWARP (Debian's kernels do not build it) for each
-# kernel the test bed boots.  A siw that fails does not stop the build:
+# ib_sdp, Soft-RoCE (with the test bed's fixes) and Soft-iWARP (Debian's
+# kernels do not build it) for each kernel the test bed boots.  A siw that fails does not stop the build:
 # the tests over siw are then skipped on that kernel.
 kmods:
 	testbed/build-kmods
