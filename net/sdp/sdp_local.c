@@ -474,12 +474,6 @@ static int sdp_local_connect(struct sdp_sock *ssk,
 	return err;
 }
 
-void sdp_local_link_put(struct sdp_local_link *link)
-{
-	if (refcount_dec_and_test(&link->ref))
-		kfree(link);
-}
-
 /* One end of a new link, established; the socket locked. */
 static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 			     struct sdp_local_link *link, u8 side)
@@ -547,46 +541,6 @@ int sdp_local_pair(struct sdp_sock *client, struct sock *child)
 	SDP_INC_STATS(sock_net(&client->sk), SDP_MIB_LOCAL_ACTIVE_OPENS);
 	client->sk.sk_state_change(&client->sk);
 	return 0;
-}
-
-/**
- * sdp_local_peer_get - the socket at the other end, held
- * @ssk: the socket, locked, with a local connection
- *
- * Return: the peer, to sock_put(); NULL once its end is torn down.
- */
-struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk)
-{
-	struct sdp_local_link *link = ssk->conn->link;
-	struct sdp_sock *peer;
-
-	sdp_assert_locked(ssk);
-
-	spin_lock_bh(&link->lock);
-	peer = link->end[!ssk->conn->side].ssk;
-	if (peer)
-		sock_hold(&peer->sk);
-	spin_unlock_bh(&link->lock);
-	return peer;
-}
-
-/**
- * sdp_local_kick - make a socket take what its inbox holds
- * @ssk: the socket, held, not locked by the caller
- *
- * At once if no process owns it, else when its owner releases it
- * (sdp_release_cb()).
- */
-void sdp_local_kick(struct sdp_sock *ssk)
-{
-	struct sock *sk = &ssk->sk;
-
-	local_bh_disable();
-	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk))
-		sdp_local_apply(ssk);
-	bh_unlock_sock(sk);
-	local_bh_enable();
 }
 
 /* No message: the reset goes out from the teardown, never from under a
