@@ -104,7 +104,9 @@ static ssize_t sdp_sendmsg_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		if (!err)
 			return n;
 		if (err == -ENOBUFS) {
-			/* no MRs, or past RLIMIT_MEMLOCK: copy the rest */
+			/* no MRs, past RLIMIT_MEMLOCK, or no send buffer
+			 * for a SrcAvail: copy the rest
+			 */
 			SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_FALLBACKS);
 			trace_sdp_zcopy(sk, "fallback-no-mr",
 					msg_data_left(msg));

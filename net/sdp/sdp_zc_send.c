@@ -71,9 +71,9 @@ bool sdp_zc_src_room(struct sdp_sock *ssk)
  * @timeo: unused yet; for symmetry with the BCopy path
  * @sent: bytes advertised
  *
- * Return: 0; -EAGAIN without a free registration or send buffer (wait,
- * or copy instead); -ENOBUFS past RLIMIT_MEMLOCK or without MRs (copy
- * instead); another negative errno.
+ * Return: 0; -EAGAIN without a free registration (wait, or copy
+ * instead); -ENOBUFS past RLIMIT_MEMLOCK, without MRs, or without a send
+ * buffer for the SrcAvail (copy instead); another negative errno.
  */
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent)
@@ -92,10 +92,14 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	if (!sdp_zc_src_room(ssk))
 		return -EAGAIN;
 	reg = sdp_zc_free_reg(zc);
-	/* the SrcAvail, in stream order behind what is queued */
+	/* the SrcAvail, in stream order behind what is queued.  Without a
+	 * send buffer, or memory for one (tcp_mem's pressure, the cgroup):
+	 * copy instead, where the BCopy path waits for either as TCP waits
+	 * for memory, never ENOMEM to the program.
+	 */
 	buf = sdp_tx_buf_take(ssk);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
+	if (IS_ERR_OR_NULL(buf))
+		return -ENOBUFS;
 	reg->sink = false;
 	n = sdp_zc_register(ssk, zc, reg, &msg->msg_iter, uarg,
 			    IB_ACCESS_REMOTE_READ);
