@@ -22,7 +22,7 @@ mutate() {
 }
 mutate sdp_close.c '0,/^{$/s//{\n\tsdp_local_kick(NULL);/'
 check_eq "a core file calling the local transport is a new break" \
-	"NEW break (not in testbed/layers-known): Core -> Local: sdp_close.c -> sdp_local.c: sdp_local_kick" \
+	"NEW break (not in testbed/layers-known): Core -> Local: sdp_close.c -> sdp_local_link.c: sdp_local_kick" \
 	"$("$layers" --check --code "$tmp" | grep '^NEW')"
 mutate sdp_dev.c '0,/^{$/s//{\n\tsdp_connect_failed(NULL, 0);/'
 check_eq "the verbs layer calling up is a new break" \
