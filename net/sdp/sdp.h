@@ -663,22 +663,22 @@ static inline void *sdp_buf_bytes(const struct sdp_buf *buf)
 /* The receive ring: rx_size buffers the peer gets credits for, and
  * SDP_CTRL_BUFS more that only control messages fill.
  */
-static inline u32 sdp_rx_ring_size(const struct sdp_sock *ssk)
+static inline u32 sdp_rx_ring_size(const struct sdp_conn *conn)
 {
-	return ssk->conn->rx_size + SDP_CTRL_BUFS;
+	return conn->rx_size + SDP_CTRL_BUFS;
 }
 
 /* The receive buffers we advertise: those posted, less the control ones. */
-static inline u32 sdp_rx_adv(const struct sdp_sock *ssk)
+static inline u32 sdp_rx_adv(const struct sdp_conn *conn)
 {
-	return ssk->conn->rx_posted > SDP_CTRL_BUFS ?
-	       ssk->conn->rx_posted - SDP_CTRL_BUFS : 0;
+	return conn->rx_posted > SDP_CTRL_BUFS ?
+	       conn->rx_posted - SDP_CTRL_BUFS : 0;
 }
 
 /* Send credits: the peer's posted buffers our messages may still fill. */
-static inline int sdp_tx_credits(const struct sdp_sock *ssk)
+static inline int sdp_tx_credits(const struct sdp_conn *conn)
 {
-	return (s32)(ssk->conn->remote_ack - ssk->conn->tx_mseq) + (s32)ssk->conn->remote_bufs;
+	return (s32)(conn->remote_ack - conn->tx_mseq) + (s32)conn->remote_bufs;
 }
 
 /* After a sleep: is @conn, held by the sleeper, still the socket's?  A
@@ -949,8 +949,8 @@ int sdp_ring_map(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 void sdp_ring_unmap(struct ib_device *dev, struct sdp_buf *ring, u32 n,
 		    enum dma_data_direction dir);
 int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id);
-void sdp_pd_release(struct sdp_sock *ssk);
-int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_pd_release(struct sdp_conn *conn);
+int sdp_post_recv(struct sdp_conn *conn, struct sdp_buf *buf);
 int sdp_qp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 
@@ -995,8 +995,7 @@ bool sdp_tx_buf_avail(const struct sdp_sock *ssk);
 bool sdp_tx_wake_due(const struct sdp_sock *ssk);
 void sdp_rx_held_add(struct sdp_sock *ssk);
 void sdp_rx_spill(struct sdp_sock *ssk);
-void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
-		       struct sdp_buf *buf);
+void sdp_rx_spill_free(struct sdp_conn *conn, struct sdp_buf *buf);
 void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf);
 u32 sdp_rx_room(const struct sdp_sock *ssk);
 bool sdp_rx_ahead_room(struct sdp_sock *ssk);
@@ -1012,15 +1011,15 @@ int sdp_tx_chrcvbuf_ack(struct sdp_sock *ssk, u32 size);
 int sdp_tx_ping(struct sdp_sock *ssk);
 void sdp_rx_chrcvbuf(struct sdp_sock *ssk, u32 size);
 bool sdp_rx_ack_due(const struct sdp_sock *ssk);
-void sdp_rx_ack_sent(struct sdp_sock *ssk);
+void sdp_rx_ack_sent(struct sdp_conn *conn);
 int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_mem_init(struct sdp_sock *ssk);
 
 /* Bytes a send buffer takes: the peer's limit, or its own size. */
-static inline u32 sdp_tx_room(const struct sdp_sock *ssk,
+static inline u32 sdp_tx_room(const struct sdp_conn *conn,
 			      const struct sdp_buf *buf)
 {
-	return min(buf->size, ssk->conn->tx_msg_max);
+	return min(buf->size, conn->tx_msg_max);
 }
 
 /* sdp_timer.c */
@@ -1044,9 +1043,9 @@ void sdp_stall_recheck(struct sdp_sock *ssk);
 void sdp_win_wait(struct sdp_sock *ssk);
 
 /* The peer gave a credit or read a SrcAvail: its window moves. */
-static inline void sdp_win_progress(struct sdp_sock *ssk)
+static inline void sdp_win_progress(struct sdp_conn *conn)
 {
-	ssk->conn->tx_win_stamp = jiffies;
+	conn->tx_win_stamp = jiffies;
 }
 
 /* sdp_zcopy.c, sdp_zc_send.c, sdp_zc_read.c, sdp_zc_sinkavail.c,
@@ -1081,9 +1080,9 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo);
 int sdp_zc_rx_wrcompl(struct sdp_sock *ssk, u32 size);
 int sdp_zc_rx_cancel_ack(struct sdp_sock *ssk);
 int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf);
-int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk);
+int sdp_zc_rx_sink_cancel(struct sdp_conn *conn);
 ssize_t sdp_zc_write(struct sdp_sock *ssk, struct msghdr *msg);
-bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk);
+bool sdp_zc_peer_sink_usable(const struct sdp_conn *conn);
 void sdp_zc_teardown(struct sdp_sock *ssk);
 void sdp_zc_revoke(struct sdp_sock *ssk);
 void sdp_zc_init(struct sdp_sock *ssk);
@@ -1116,7 +1115,7 @@ void sdp_wake_space(struct sock *sk);
 
 /* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);
-void sdp_tx_init_wait(struct sdp_sock *ssk);
+void sdp_tx_init_wait(struct sdp_conn *conn);
 void sdp_tx_post(struct sdp_sock *ssk, bool push);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);
 void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf);

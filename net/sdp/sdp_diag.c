@@ -154,8 +154,8 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->port_num = conn->port_num;
 	di->sk_err = READ_ONCE(ssk->sk.sk_err);
 	if (di->transport == SDP_DIAG_TP_RDMA && sdp_conn_usable(ssk))
-		di->tx_credits = sdp_tx_credits(ssk);
-	di->rx_credits = sdp_rx_adv(ssk);
+		di->tx_credits = sdp_tx_credits(conn);
+	di->rx_credits = sdp_rx_adv(conn);
 	di->peer_bufs = conn->remote_max_bufs;
 	di->rx_bufs = conn->rx_size;
 	di->rx_buf_size = conn->rcv_size;

@@ -253,19 +253,19 @@ static u32 sdp_rcv_size_max(const struct sdp_sock *ssk)
 	u32 space = sk->sk_userlocks & SOCK_RCVBUF_LOCK ? sk->sk_rcvbuf :
 		    READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
 
-	max = min(max, space / sdp_rx_ring_size(ssk));
+	max = min(max, space / sdp_rx_ring_size(conn));
 	if (max < conn->rcv_size_min)
 		return conn->rcv_size_min;
 	return max(rounddown_pow_of_two(max), conn->rcv_size_min);
 }
 
 /* True when every posted receive buffer holds at least @size bytes. */
-static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
+static bool sdp_rx_posted_fit(const struct sdp_conn *conn, u32 size)
 {
 	u32 i;
 
-	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
-		const struct sdp_buf *buf = &ssk->conn->rx_ring[i];
+	for (i = 0; i < sdp_rx_ring_size(conn); i++) {
+		const struct sdp_buf *buf = &conn->rx_ring[i];
 
 		if (buf->posted && buf->size < size)
 			return false;
@@ -279,15 +279,15 @@ static bool sdp_rx_posted_fit(const struct sdp_sock *ssk, u32 size)
  */
 bool sdp_rx_ack_due(const struct sdp_sock *ssk)
 {
+	const struct sdp_conn *conn = ssk->conn;
+
 	sdp_assert_locked(ssk);
-	return ssk->conn->rx_ack_owed && sdp_rx_posted_fit(ssk, ssk->conn->rcv_size);
+	return conn->rx_ack_owed && sdp_rx_posted_fit(conn, conn->rcv_size);
 }
 
 /* The ChRcvBufAck went out: the peer may now send rcv_size. */
-void sdp_rx_ack_sent(struct sdp_sock *ssk)
+void sdp_rx_ack_sent(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = ssk->conn;
-
 	conn->rx_ack_owed = false;
 	conn->rcv_acked = conn->rcv_size;
 }
@@ -351,12 +351,12 @@ int sdp_rx_post_or_defer(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_assert_locked(ssk);
 
 	if (likely(buf->size == size))
-		return sdp_post_recv(ssk, buf);
+		return sdp_post_recv(ssk->conn, buf);
 	if (ssk->conn->rx_posted < SDP_CTRL_BUFS) {
 		if (buf->size > size)
 			__sdp_buf_alloc(ssk, buf, size, DMA_FROM_DEVICE, false,
 					GFP_ATOMIC);
-		return sdp_post_recv(ssk, buf);
+		return sdp_post_recv(ssk->conn, buf);
 	}
 	list_add_tail(&buf->list, &ssk->conn->rx_resize);
 	sdp_mem_arm(ssk, 0);
@@ -385,7 +385,7 @@ static void sdp_rx_resize_run(struct sdp_sock *ssk)
 			}
 		}
 		list_del_init(&buf->list);
-		if (sdp_post_recv(ssk, buf)) {
+		if (sdp_post_recv(conn, buf)) {
 			net_warn_ratelimited("post recv failed\n");
 			sdp_conn_abort(ssk, ECONNRESET, false);
 			return;

@@ -38,10 +38,8 @@
 #include "sdp.h"
 
 /* A signaled send work request completed (or was flushed). */
-static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
+static void sdp_sq_done(struct sdp_conn *conn, struct sdp_buf *buf)
 {
-	struct sdp_conn *conn = ssk->conn;
-
 	if (conn->tx_wrs)
 		conn->tx_wrs--;
 	if (buf->status == IB_WC_SUCCESS)
@@ -51,7 +49,7 @@ static void sdp_sq_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	if (buf->kind != SDP_BUF_RX)
-		sdp_sq_done(ssk, buf);
+		sdp_sq_done(ssk->conn, buf);
 	switch (buf->kind) {
 	case SDP_BUF_RX:
 		sdp_rx_complete(ssk, buf);
@@ -91,7 +89,7 @@ static void sdp_bufs_free(struct sdp_sock *ssk)
 {
 	struct sdp_conn *conn = ssk->conn;
 
-	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk));
+	sdp_ring_free(ssk, &conn->rx_ring, sdp_rx_ring_size(conn));
 	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
 	INIT_LIST_HEAD(&conn->ctrl_free);
@@ -103,7 +101,7 @@ static void sdp_bufs_unmap(struct sdp_sock *ssk)
 	struct sdp_conn *conn = ssk->conn;
 	struct ib_device *dev = conn->sdev->ibdev;
 
-	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
+	sdp_ring_unmap(dev, conn->rx_ring, sdp_rx_ring_size(conn),
 		       DMA_FROM_DEVICE);
 	sdp_tx_bufs_unmap(ssk);
 	sdp_ring_unmap(dev, conn->ctrl_ring, SDP_CTRL_BUFS, DMA_TO_DEVICE);
@@ -139,13 +137,13 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	u32 i;
 	int err;
 
-	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(ssk),
+	err = sdp_ring_alloc(ssk, &conn->rx_ring, sdp_rx_ring_size(conn),
 			     conn->rcv_size);
 	if (!err)
 		err = sdp_ring_alloc(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS,
 				     SDP_CTRL_SIZE);
 	if (!err)
-		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_size(ssk),
+		err = sdp_ring_map(dev, conn->rx_ring, sdp_rx_ring_size(conn),
 				   DMA_FROM_DEVICE);
 	if (!err)
 		err = sdp_ring_map(dev, conn->ctrl_ring, SDP_CTRL_BUFS,
@@ -154,7 +152,7 @@ static int sdp_bufs_create(struct sdp_sock *ssk, struct ib_device *dev)
 	if (err)
 		return err;
 
-	for (i = 0; i < sdp_rx_ring_size(ssk); i++)
+	for (i = 0; i < sdp_rx_ring_size(conn); i++)
 		sdp_buf_init(ssk, &conn->rx_ring[i], SDP_BUF_RX);
 	/* send buffers come as sends need them (sdp_tx_buf_take()) */
 	for (i = 0; i < SDP_CTRL_BUFS; i++) {
@@ -214,12 +212,12 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		goto err_bufs;
 
 	conn->st.last_recv = jiffies;
-	for (i = 0; i < sdp_rx_ring_size(ssk); i++) {
-		err = sdp_post_recv(ssk, &conn->rx_ring[i]);
+	for (i = 0; i < sdp_rx_ring_size(conn); i++) {
+		err = sdp_post_recv(conn, &conn->rx_ring[i]);
 		if (err)
 			goto err_qp;
 	}
-	conn->adv_bufs = sdp_rx_adv(ssk);
+	conn->adv_bufs = sdp_rx_adv(conn);
 
 	__set_bit(SDP_F_CONN, &ssk->flags);
 	__clear_bit(SDP_F_TEARDOWN, &ssk->flags);
@@ -239,7 +237,7 @@ err_bufs:
 	sdp_bufs_unmap(ssk);
 	sdp_bufs_free(ssk);
 err_dev:
-	sdp_pd_release(ssk);
+	sdp_pd_release(conn);
 	return err;
 }
 
@@ -297,7 +295,7 @@ void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	ib_cq_pool_put(conn->cq, conn->cq_size);
 	conn->cq = NULL;
 	sdp_bufs_unmap(ssk);
-	sdp_pd_release(ssk);
+	sdp_pd_release(conn);
 }
 
 /* The RDMA transport's part of freeing a connection: torn down already,
@@ -312,7 +310,7 @@ static void sdp_rdma_conn_free(struct sdp_conn *conn)
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
 		else if (buf->kind == SDP_BUF_SPILL)
-			sdp_rx_spill_free(ssk, conn, buf);
+			sdp_rx_spill_free(conn, buf);
 	}
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
 	sdp_tx_bufs_free(ssk, conn);

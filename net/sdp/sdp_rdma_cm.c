@@ -60,17 +60,17 @@ static int sdp_cm_errno(struct rdma_cm_event *ev)
 	}
 }
 
-static void sdp_hello_fill(struct sdp_sock *ssk, struct sdp_hello *h, u8 mid)
+static void sdp_hello_fill(struct sdp_conn *conn, struct sdp_hello *h, u8 mid)
 {
 	memset(h, 0, sizeof(*h));
 	h->bsdh.mid = mid;
-	h->bsdh.bufs = cpu_to_be16(sdp_rx_adv(ssk));
+	h->bsdh.bufs = cpu_to_be16(sdp_rx_adv(conn));
 	h->bsdh.len = cpu_to_be32(sizeof(*h));
 	h->version = SDP_WIRE_VERSION;
 	h->max_adverts = SDP_ZC_REGS;
-	h->rcv_size = cpu_to_be32(ssk->conn->rcv_size);
+	h->rcv_size = cpu_to_be32(conn->rcv_size);
 	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : ssk->conn->peer_caps);
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : conn->peer_caps);
 }
 
 /* Check a Hello or HelloAck: the peer's word on what it posted and takes.
@@ -102,9 +102,8 @@ bad:
 }
 
 /* Take the peer's parameters from a Hello or HelloAck that passed. */
-static void sdp_hello_take(struct sdp_sock *ssk, const struct sdp_hello *h)
+static void sdp_hello_take(struct sdp_conn *conn, const struct sdp_hello *h)
 {
-	struct sdp_conn *conn = ssk->conn;
 	u32 bufs = be16_to_cpu(h->bsdh.bufs);
 
 	conn->remote_bufs = bufs;
@@ -149,7 +148,7 @@ static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
 		sdp_connect_failed(ssk, err == -ENODEV ? ENODEV : -err);
 		return;
 	}
-	sdp_hello_fill(ssk, &hello, SDP_MID_HELLO);
+	sdp_hello_fill(ssk->conn, &hello, SDP_MID_HELLO);
 	sdp_conn_param(id, ssk->conn, &param, &hello);
 	err = rdma_connect_locked(id, &param);
 	if (err)
@@ -232,7 +231,7 @@ static void sdp_active_established(struct sdp_sock *ssk,
 		sdp_connect_failed(ssk, EPROTO);
 		return;
 	}
-	sdp_hello_take(ssk, ev->param.conn.private_data);
+	sdp_hello_take(ssk->conn, ev->param.conn.private_data);
 	__set_bit(SDP_F_WAS_CONNECTED, &ssk->flags);
 	sdp_addr_snapshot(ssk);
 	sdp_set_state(sk, TCP_ESTABLISHED);
@@ -324,10 +323,10 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 	err = sdp_conn_create(cssk, id);
 	if (err)
 		goto err_child;
-	sdp_hello_take(cssk, hello);	/* checked by sdp_cm_req() */
-	sdp_tx_init_wait(cssk);
+	sdp_hello_take(cssk->conn, hello);	/* checked by sdp_cm_req() */
+	sdp_tx_init_wait(cssk->conn);
 	id->context = child;
-	sdp_hello_fill(cssk, &ack, SDP_MID_HELLO_ACK);
+	sdp_hello_fill(cssk->conn, &ack, SDP_MID_HELLO_ACK);
 	sdp_conn_param(id, cssk->conn, &param, &ack);
 	param.responder_resources = min(param.responder_resources, idepth);
 	param.initiator_depth = min(param.initiator_depth, rres);

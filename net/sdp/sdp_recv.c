@@ -152,11 +152,11 @@ bool sdp_rx_data(struct sdp_sock *ssk, struct sdp_buf *buf, u8 flags)
 }
 
 /* The buffer holding stream offset @seq and the offset in its payload. */
-static struct sdp_buf *sdp_rx_find(struct sdp_sock *ssk, u32 seq, u32 *off)
+static struct sdp_buf *sdp_rx_find(struct sdp_conn *conn, u32 seq, u32 *off)
 {
 	struct sdp_buf *buf;
 
-	list_for_each_entry(buf, &ssk->conn->rx_queue, list) {
+	list_for_each_entry(buf, &conn->rx_queue, list) {
 		u32 o = seq - buf->seq;
 
 		if (o < sdp_buf_payload(buf)) {
@@ -419,7 +419,7 @@ static int sdp_recv_stream(struct sdp_sock *ssk, struct msghdr *msg,
 		if (sdp_recv_urg_stop(ssk, *seq, &copied, timeo))
 			break;
 
-		buf = sdp_rx_find(ssk, *seq, &off);
+		buf = sdp_rx_find(ssk->conn, *seq, &off);
 		if (buf) {
 			n = sdp_recv_entry(ssk, msg, buf, off, len, flags, seq,
 					   &urg_hole);

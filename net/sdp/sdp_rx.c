@@ -35,10 +35,9 @@
 #include "sdp.h"
 
 /* Header checks; returns what is wrong, or NULL. */
-static const char *sdp_rx_check(struct sdp_sock *ssk, struct sdp_buf *buf,
+static const char *sdp_rx_check(struct sdp_conn *conn, struct sdp_buf *buf,
 				u32 *val)
 {
-	struct sdp_conn *conn = ssk->conn;
 	struct sdp_bsdh *h = buf->data;
 	u32 len, mseq, ack, bufs, min;
 
@@ -118,7 +117,7 @@ void sdp_rdma_rx_purge(struct sdp_sock *ssk)
 		if (buf->kind == SDP_BUF_BOUNCE)
 			sdp_bounce_free(buf);
 		else if (buf->kind == SDP_BUF_SPILL)
-			sdp_rx_spill_free(ssk, conn, buf);
+			sdp_rx_spill_free(conn, buf);
 	}
 	conn->rx_held = 0;
 	conn->zc_bounce = 0;
@@ -259,7 +258,7 @@ static bool sdp_rx_zc_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		break;
 	case SDP_MID_SINK_AVAIL_CANCEL:
 		sdp_rx_repost(ssk, buf);
-		if (sdp_zc_rx_sink_cancel(ssk)) {
+		if (sdp_zc_rx_sink_cancel(ssk->conn)) {
 			sdp_proto_error(ssk, "SinkAvailCancel without a SinkAvail", 0);
 			return false;
 		}
@@ -295,7 +294,7 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	const char *bad;
 	u32 val;
 
-	bad = sdp_rx_check(ssk, buf, &val);
+	bad = sdp_rx_check(conn, buf, &val);
 	if (bad) {
 		sdp_proto_error(ssk, bad, val);
 		return;

@@ -196,7 +196,7 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 	info->tcpi_rcv_ssthresh = conn->rx_size * (conn->rcv_size - hdr);
 	info->tcpi_rcv_space = info->tcpi_rcv_ssthresh;
 	if (sdp_conn_usable(ssk)) {
-		int credits = max(sdp_tx_credits(ssk), 0);
+		int credits = max(sdp_tx_credits(conn), 0);
 
 		info->tcpi_snd_cwnd = credits;
 		info->tcpi_snd_wnd = credits * (conn->tx_msg_max - hdr);

@@ -99,7 +99,7 @@ out:
  */
 static bool sdp_win_stalled(const struct sdp_sock *ssk)
 {
-	return (!list_empty(&ssk->conn->tx_queue) && sdp_tx_credits(ssk) < 1) ||
+	return (!list_empty(&ssk->conn->tx_queue) && sdp_tx_credits(ssk->conn) < 1) ||
 	       ssk->zc_src_count;
 }
 

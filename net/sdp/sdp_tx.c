@@ -90,7 +90,7 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	if (!sdp_conn_usable(ssk))
 		return -ENOTCONN;
 	if (list_empty(&conn->ctrl_free) ||
-	    sdp_tx_credits(ssk) <= sdp_ctrl_floor(mid))
+	    sdp_tx_credits(conn) <= sdp_ctrl_floor(mid))
 		return -EAGAIN;
 
 	buf = list_first_entry(&conn->ctrl_free, struct sdp_buf, list);
@@ -105,7 +105,7 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 		sz->size = cpu_to_be32(size);
 		buf->len += sizeof(*sz);
 	} else if (mid == SDP_MID_SINK_AVAIL) {
-		sdp_zc_fill_sinkavail(ssk, buf->data + sizeof(struct sdp_bsdh));
+		sdp_zc_fill_sinkavail(conn, buf->data + sizeof(struct sdp_bsdh));
 		buf->len += sizeof(struct sdp_avail_hdr);
 	}
 	err = sdp_post_send(ssk, buf);
@@ -137,7 +137,7 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 	struct sdp_conn *conn = ssk->conn;
 
 	if (buf->mid != SDP_MID_DATA ||
-	    buf->len >= sdp_tx_room(ssk, buf) || buf->flags ||
+	    buf->len >= sdp_tx_room(conn, buf) || buf->flags ||
 	    !list_is_last(&buf->list, &conn->tx_queue) ||
 	    test_bit(SDP_F_DISCONN_PEND, &ssk->flags))
 		return false;
@@ -156,7 +156,7 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
 
 /**
  * sdp_tx_init_wait - iWARP's passive side: send nothing before the peer
- * @ssk: the child, locked, its Hello taken
+ * @conn: the child's connection, its Hello taken
  *
  * MPA has the connection's initiator send the first message, and
  * Soft-iWARP's initiator fails the connection when ours arrives together
@@ -165,10 +165,8 @@ static bool sdp_tx_hold(struct sdp_sock *ssk, const struct sdp_buf *buf,
  * as soon as it is established; until it is here, or for SDP_INIT_WAIT
  * in case it got lost (a stock siw's, see sdp.rst), ours wait.
  */
-void sdp_tx_init_wait(struct sdp_sock *ssk)
+void sdp_tx_init_wait(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = ssk->conn;
-
 	if (!conn->iwarp || !(conn->peer_caps & SDP_CAP_INIT_FIRST))
 		return;
 	conn->init_wait = true;
@@ -213,12 +211,12 @@ static bool sdp_tx_flush_zc_ctrl(struct sdp_sock *ssk)
 	if (conn->zc_sinkavail && sdp_zc_sink_pending(ssk) &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL, 0)) {
 		conn->zc_sinkavail = false;
-		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL);
+		sdp_zc_sink_posted(conn, SDP_MID_SINK_AVAIL);
 	}
 	if (conn->zc_sink_cancel && !conn->zc_sinkavail &&
 	    !sdp_send_ctrl(ssk, SDP_MID_SINK_AVAIL_CANCEL, 0)) {
 		conn->zc_sink_cancel = false;
-		sdp_zc_sink_posted(ssk, SDP_MID_SINK_AVAIL_CANCEL);
+		sdp_zc_sink_posted(conn, SDP_MID_SINK_AVAIL_CANCEL);
 	}
 	return !conn->zc_wrcompl;
 }
@@ -244,7 +242,7 @@ static bool sdp_tx_flush_queue(struct sdp_sock *ssk, bool push)
 		/* what the send queue was sized for (sdp_qp_caps()) */
 		if (conn->tx_inflight >= conn->tx_size)
 			break;
-		if (sdp_tx_credits(ssk) < 1) {
+		if (sdp_tx_credits(conn) < 1) {
 			SDP_INC_STATS(net, SDP_MIB_CREDIT_STALLS);
 			conn->st.credit_stalls++;
 			trace_sdp_credit_stall(&ssk->sk, ssk->tx_queued,
@@ -267,7 +265,7 @@ static bool sdp_tx_flush_queue(struct sdp_sock *ssk, bool push)
 		ssk->tx_queued -= payload;
 		conn->tx_inflight++;
 		ssk->tx_inflight_bytes += payload;
-		sdp_win_progress(ssk);
+		sdp_win_progress(conn);
 		if (!payload)
 			continue;	/* a SrcAvail */
 		conn->st.data_segs_out++;
@@ -307,7 +305,7 @@ static void sdp_tx_flush_tail(struct sdp_sock *ssk)
 		sdp_send_ctrl(ssk, SDP_MID_DATA, 0);
 	/* the peer's large buffers, once we asked it to shrink */
 	while (conn->tx_returns && !conn->tx_req_send &&
-	       list_empty(&conn->tx_queue) && sdp_tx_credits(ssk) > 0 &&
+	       list_empty(&conn->tx_queue) && sdp_tx_credits(conn) > 0 &&
 	       !test_bit(SDP_F_DISCONN_PEND, &ssk->flags) &&
 	       !test_bit(SDP_F_DISCONN_SENT, &ssk->flags) &&
 	       !sdp_send_ctrl(ssk, SDP_MID_DATA, 0))
@@ -338,7 +336,7 @@ void sdp_tx_post(struct sdp_sock *ssk, bool push)
 		conn->tx_req_send = false;
 	if (sdp_rx_ack_due(ssk) &&
 	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, conn->rcv_size))
-		sdp_rx_ack_sent(ssk);
+		sdp_rx_ack_sent(conn);
 
 	if (sdp_tx_flush_queue(ssk, push))
 		sdp_tx_flush_tail(ssk);
@@ -392,9 +390,9 @@ void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf)
 /* A round trip: from posting a message to its completion, which the RC
  * transport reports once the peer's device has acknowledged it.
  */
-static void sdp_tx_rtt(struct sdp_sock *ssk, struct sdp_buf *buf)
+static void sdp_tx_rtt(struct sdp_conn *conn, struct sdp_buf *buf)
 {
-	struct sdp_conn_stats *st = &ssk->conn->st;
+	struct sdp_conn_stats *st = &conn->st;
 	u32 rtt = div_u64(ktime_get_ns() - buf->posted_ns, NSEC_PER_USEC);
 	s32 delta;
 
@@ -433,7 +431,7 @@ void sdp_tx_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 		ssk->tx_inflight_bytes -= payload;
 		if (buf->status == IB_WC_SUCCESS) {
 			conn->st.bytes_acked += payload;
-			sdp_tx_rtt(ssk, buf);
+			sdp_tx_rtt(conn, buf);
 		}
 		list_add(&buf->list, &conn->tx_free);
 		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
@@ -491,7 +489,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	h->mid = buf->mid;
 	h->flags = buf->flags;
-	h->bufs = cpu_to_be16(sdp_rx_adv(ssk));
+	h->bufs = cpu_to_be16(sdp_rx_adv(conn));
 	h->len = cpu_to_be32(buf->len);
 	h->mseq = cpu_to_be32(conn->tx_mseq + 1);
 	h->mseq_ack = cpu_to_be32(conn->rx_mseq);
@@ -520,7 +518,7 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
 	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
 		conn->zc_data_mseq = conn->tx_mseq;
-	conn->adv_bufs = sdp_rx_adv(ssk);
+	conn->adv_bufs = sdp_rx_adv(conn);
 	conn->adv_ack = conn->rx_mseq;
 	conn->rx_upd = 0;
 	return 0;
@@ -529,10 +527,8 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 /* The peer's credits as it knows them: the bufs we last advertised less
  * the messages of its we have received since.
  */
-static s32 sdp_peer_credits(const struct sdp_sock *ssk)
+static s32 sdp_peer_credits(const struct sdp_conn *conn)
 {
-	const struct sdp_conn *conn = ssk->conn;
-
 	return (s32)conn->adv_bufs - (s32)(conn->rx_mseq - conn->adv_ack);
 }
 
@@ -556,8 +552,8 @@ static s32 sdp_peer_credits(const struct sdp_sock *ssk)
 bool sdp_need_credit_update(const struct sdp_sock *ssk)
 {
 	const struct sdp_conn *conn = ssk->conn;
-	s32 peer = sdp_peer_credits(ssk);
-	s32 more = (s32)sdp_rx_adv(ssk) - peer;
+	s32 peer = sdp_peer_credits(conn);
+	s32 more = (s32)sdp_rx_adv(conn) - peer;
 
 	sdp_assert_locked(ssk);
 

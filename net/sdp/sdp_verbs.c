@@ -141,7 +141,7 @@ static u32 sdp_rw_op_wrs(u32 sge)
 
 /**
  * sdp_qp_caps - size the queues for everything that may be posted at once
- * @ssk: the socket, its rings sized
+ * @conn: the connection, its rings sized
  * @dev: the device
  * @attr: the QP's attributes to fill in
  *
@@ -152,7 +152,7 @@ static u32 sdp_rw_op_wrs(u32 sge)
  * for its contexts (both directions).  The CQ is sized by the caller for
  * a completion of every one of them.
  */
-static void sdp_qp_caps(struct sdp_sock *ssk, struct ib_device *dev,
+static void sdp_qp_caps(struct sdp_conn *conn, struct ib_device *dev,
 			struct ib_qp_init_attr *attr)
 {
 	u32 sge = min3(SDP_ZC_RW_SGE, dev->attrs.max_send_sge,
@@ -160,11 +160,11 @@ static void sdp_qp_caps(struct sdp_sock *ssk, struct ib_device *dev,
 
 	sge = max(sge, 1U);
 	attr->cap.max_send_sge = sge;
-	attr->cap.max_send_wr = ssk->conn->tx_size + SDP_CTRL_BUFS + 1 +
+	attr->cap.max_send_wr = conn->tx_size + SDP_CTRL_BUFS + 1 +
 				2 * SDP_ZC_REGS +
 				2 * SDP_ZC_RW_OPS * sdp_rw_op_wrs(sge) + 1;
 	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS;
-	attr->cap.max_recv_wr = sdp_rx_ring_size(ssk) + 1;
+	attr->cap.max_recv_wr = sdp_rx_ring_size(conn) + 1;
 	attr->cap.max_recv_sge = 1;
 	attr->cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
 }
@@ -186,7 +186,7 @@ int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	struct ib_qp_init_attr attr = {};
 	int err;
 
-	sdp_qp_caps(ssk, dev, &attr);
+	sdp_qp_caps(conn, dev, &attr);
 	/* a share of a CQ of the device's pool: a CQ per connection would
 	 * cost its queue memory (and a vector's interrupt) for every socket
 	 */
@@ -227,10 +227,8 @@ int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 }
 
 /* The PD and the device reference, once nothing uses them any more. */
-void sdp_pd_release(struct sdp_sock *ssk)
+void sdp_pd_release(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = ssk->conn;
-
 	if (conn->pd) {
 		ib_dealloc_pd(conn->pd);
 		conn->pd = NULL;
@@ -239,9 +237,8 @@ void sdp_pd_release(struct sdp_sock *ssk)
 	conn->sdev = NULL;
 }
 
-int sdp_post_recv(struct sdp_sock *ssk, struct sdp_buf *buf)
+int sdp_post_recv(struct sdp_conn *conn, struct sdp_buf *buf)
 {
-	struct sdp_conn *conn = ssk->conn;
 	struct ib_sge sge = {
 		.addr	= buf->dma,
 		.length	= buf->size,

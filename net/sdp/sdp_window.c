@@ -103,10 +103,8 @@ bool sdp_tx_wake_due(const struct sdp_sock *ssk)
 /* What the receive side holds for the program: the ring, as TCP counts
  * its receive queue whole, and what was spilled and read ahead.
  */
-static u32 sdp_rx_used(const struct sdp_sock *ssk)
+static u32 sdp_rx_used(const struct sdp_conn *conn)
 {
-	const struct sdp_conn *conn = ssk->conn;
-
 	return conn->rx_size * conn->rcv_size + conn->rx_spill +
 	       conn->zc_bounce;
 }
@@ -119,7 +117,7 @@ static u32 sdp_rx_used(const struct sdp_sock *ssk)
  */
 u32 sdp_rx_room(const struct sdp_sock *ssk)
 {
-	u32 used = sdp_rx_used(ssk), budget = sdp_rcv_budget(ssk);
+	u32 used = sdp_rx_used(ssk->conn), budget = sdp_rcv_budget(ssk);
 
 	sdp_assert_locked(ssk);
 
@@ -189,12 +187,12 @@ void sdp_rx_held_add(struct sdp_sock *ssk)
 /* The spill buffer before @buf in the receive queue, if its bytes end
  * where @buf's begin and it has room for more.
  */
-static struct sdp_buf *sdp_rx_spill_tail(struct sdp_sock *ssk,
+static struct sdp_buf *sdp_rx_spill_tail(struct sdp_conn *conn,
 					 struct sdp_buf *buf)
 {
 	struct sdp_buf *prev;
 
-	if (list_is_first(&buf->list, &ssk->conn->rx_queue))
+	if (list_is_first(&buf->list, &conn->rx_queue))
 		return NULL;
 	prev = list_prev_entry(buf, list);
 	if (prev->kind != SDP_BUF_SPILL || prev->len == prev->size ||
@@ -231,7 +229,7 @@ static bool sdp_rx_spill_one(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	u32 payload = buf->len - sizeof(struct sdp_bsdh), first = 0;
 	void *bytes = buf->data + sizeof(struct sdp_bsdh);
-	struct sdp_buf *tail = sdp_rx_spill_tail(ssk, buf), *b = NULL;
+	struct sdp_buf *tail = sdp_rx_spill_tail(ssk->conn, buf), *b = NULL;
 
 	if (tail)
 		first = min(payload, tail->size - tail->len);
@@ -297,13 +295,12 @@ void sdp_rx_spill(struct sdp_sock *ssk)
 
 /**
  * sdp_rx_spill_free - free a spill buffer, off the receive queue
- * @ssk: the socket (locked, or being destroyed)
  * @conn: the connection whose queue it was on (not always ssk->conn:
- *	  one being freed may have been replaced)
+ *	  one being freed may have been replaced); its socket locked, or
+ *	  being destroyed
  * @buf: the spill buffer
  */
-void sdp_rx_spill_free(struct sdp_sock *ssk, struct sdp_conn *conn,
-		       struct sdp_buf *buf)
+void sdp_rx_spill_free(struct sdp_conn *conn, struct sdp_buf *buf)
 {
 	conn->rx_spill -= sdp_bounce_truesize(buf);
 	sdp_bounce_free(buf);
@@ -320,7 +317,7 @@ void sdp_rx_spill_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 
 	sdp_assert_locked(ssk);
 
-	sdp_rx_spill_free(ssk, conn, buf);
+	sdp_rx_spill_free(conn, buf);
 	/* room again: for more of the ring, if the reader goes away */
 	if (!conn->rx_spill_kick && sdp_rx_spill_due(ssk))
 		sdp_rx_spill_later(ssk);

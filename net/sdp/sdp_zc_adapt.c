@@ -78,11 +78,11 @@ static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk, bool zc)
  * are queued, and the send queue may hold the send budget's worth
  * (sdp_window.c), so BCopy counts the bytes whose sends completed.
  */
-static u64 sdp_zca_moved(const struct sdp_sock *ssk,
+static u64 sdp_zca_moved(const struct sdp_conn *conn,
 			 const struct sdp_zc_adapt *a)
 {
 	return a->run_zc ? a->run_bytes :
-	       ssk->conn->st.bytes_acked - a->run_acked;
+	       conn->st.bytes_acked - a->run_acked;
 }
 
 /**
@@ -125,9 +125,9 @@ static unsigned int sdp_zca_probe_every(const struct sdp_zc_adapt *a,
 }
 
 /* The device's figures, each as the samples behind it, up to two. */
-static void sdp_zca_seed(struct sdp_sock *ssk, struct sdp_zc_adapt *a)
+static void sdp_zca_seed(struct sdp_conn *conn, struct sdp_zc_adapt *a)
 {
-	struct sdp_device *sdev = ssk->conn->sdev;
+	struct sdp_device *sdev = conn->sdev;
 	int way, cls;
 	u8 n;
 
@@ -164,7 +164,7 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 		return true;
 	a = &zc->adapt;
 	if (!a->seeded)
-		sdp_zca_seed(ssk, a);
+		sdp_zca_seed(ssk->conn, a);
 	/* a run under way continues until its window is full */
 	if (a->run_on && a->run_cls == cls && a->run_sends < a->run_window)
 		return a->run_zc;
@@ -286,7 +286,7 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 		return;
 	}
 	a->run_bytes += size;
-	moved = sdp_zca_moved(ssk, a);
+	moved = sdp_zca_moved(ssk->conn, a);
 	if (++a->run_sends == a->run_window ||
 	    (!zc && moved >= SDP_ZCA_WINDOW)) {
 		sdp_zca_sample(ssk, a, moved, now - a->run_start);

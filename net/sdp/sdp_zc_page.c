@@ -102,7 +102,7 @@ static bool sdp_zc_page_want(struct sdp_sock *ssk, int flags)
 	    !ssk->conn->peer_adverts)
 		return false;
 	zc = sdp_zc_get(ssk);
-	return zc && !sdp_zc_mrs(ssk, zc);
+	return zc && !sdp_zc_mrs(ssk->conn, zc);
 }
 
 /* Room for a run: a SrcAvail's, and the send budget not yet spent

@@ -276,11 +276,11 @@ int sdp_zc_quiesce(struct sdp_sock *ssk)
 }
 
 /* The first SrcAvail in the receive queue that is still to be read. */
-static struct sdp_buf *sdp_zc_first_adv(struct sdp_sock *ssk)
+static struct sdp_buf *sdp_zc_first_adv(struct sdp_conn *conn)
 {
 	struct sdp_buf *buf;
 
-	list_for_each_entry(buf, &ssk->conn->rx_queue, list)
+	list_for_each_entry(buf, &conn->rx_queue, list)
 		if (buf->kind == SDP_BUF_RX && buf->mid == SDP_MID_SRC_AVAIL)
 			return buf;
 	return NULL;
@@ -298,7 +298,7 @@ static void sdp_zc_work(struct work_struct *work)
 	if (!sdp_timer_claim(ssk, SDP_F_ZC_TIMER) || sock_flag(sk, SOCK_DEAD))
 		goto out;
 	while (sdp_conn_usable(ssk) && !(ssk->conn->zc && ssk->conn->zc->fetching)) {
-		adv = sdp_zc_first_adv(ssk);
+		adv = sdp_zc_first_adv(ssk->conn);
 		if (!adv)
 			break;
 		if (!sdp_rx_ahead_room(ssk))

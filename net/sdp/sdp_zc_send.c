@@ -87,7 +87,7 @@ int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 	sdp_assert_locked(ssk);
 
 	zc = sdp_zc_get(ssk);
-	if (!zc || sdp_zc_mrs(ssk, zc))
+	if (!zc || sdp_zc_mrs(conn, zc))
 		return -ENOBUFS;
 	if (!sdp_zc_src_room(ssk))
 		return -EAGAIN;
@@ -254,7 +254,7 @@ int sdp_zc_rx_rdcompl(struct sdp_sock *ssk, u32 size)
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_RDCOMPL);
 	trace_sdp_zcopy(&ssk->sk, "rdcompl", size);
 	conn->zc_read_total += size;
-	sdp_win_progress(ssk);
+	sdp_win_progress(conn);
 
 	list_for_each_entry_safe(reg, tmp, &zc->src, node) {
 		u32 take = min(size, reg->len - reg->done);

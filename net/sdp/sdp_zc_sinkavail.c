@@ -60,9 +60,9 @@ bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
  * costs a registration and a cancel's round trip before the reader may
  * take the copied bytes.
  */
-static bool sdp_zc_sink_backoff(struct sdp_sock *ssk)
+static bool sdp_zc_sink_backoff(struct sdp_conn *conn)
 {
-	struct sdp_zc *zc = ssk->conn->zc;
+	struct sdp_zc *zc = conn->zc;
 
 	if (!zc || !zc->sink_skip)
 		return false;
@@ -90,7 +90,7 @@ int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		  int flags, long *timeo)
 {
 	if (!sdp_zc_sink_want(ssk, msg, len, flags, *timeo) ||
-	    sdp_zc_sink_backoff(ssk))
+	    sdp_zc_sink_backoff(ssk->conn))
 		return -EOPNOTSUPP;
 	return sdp_zc_sink(ssk, msg, timeo);
 }
@@ -112,7 +112,7 @@ static bool sdp_zc_sink_settled(struct sdp_sock *ssk, void *arg)
 /* For sdp_zc_wait(): our key to @arg (the SinkAvail's registration) is
  * dead, by our LOCAL_INV or by the teardown.
  */
-static bool sdp_zc_sink_dead(struct sdp_sock *ssk, void *arg)
+static bool sdp_zc_sink_dead(void *arg)
 {
 	struct sdp_zc_reg *reg = arg;
 
@@ -202,7 +202,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 	sdp_assert_locked(ssk);
 
 	zc = sdp_zc_get(ssk);
-	if (!zc || sdp_zc_mrs(ssk, zc))
+	if (!zc || sdp_zc_mrs(conn, zc))
 		return -EOPNOTSUPP;
 	reg = sdp_zc_free_reg(zc);
 	if (!reg)
@@ -336,10 +336,8 @@ int sdp_zc_rx_sinkavail(struct sdp_sock *ssk, struct sdp_buf *buf)
  * received every data-bearing message we have sent: checked when it is
  * used, for we may have sent data since it came.
  */
-bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
+bool sdp_zc_peer_sink_usable(const struct sdp_conn *conn)
 {
-	const struct sdp_conn *conn = ssk->conn;
-
 	return conn->zc_peer_sink.valid &&
 	       (s32)(conn->zc_peer_sink.ack - conn->zc_data_mseq) >= 0;
 }
@@ -348,10 +346,8 @@ bool sdp_zc_peer_sink_usable(const struct sdp_sock *ssk)
  * Only for a SinkAvail not withdrawn yet: each cancel costs us a control
  * message.
  */
-int sdp_zc_rx_sink_cancel(struct sdp_sock *ssk)
+int sdp_zc_rx_sink_cancel(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = ssk->conn;
-
 	if (!conn->zc_peer_sink.open)
 		return -EPROTO;
 	conn->zc_peer_sink.open = false;

@@ -124,8 +124,7 @@ void sdp_zc_unpin(struct page **pages, int n, bool dirty)
  * only then does the caller go on to release what they used.  A kernel
  * thread (the read-ahead work) waits idle, not counted as hung.
  */
-void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
-						    void *arg), void *arg)
+void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(void *arg), void *arg)
 {
 	struct sock *sk = &ssk->sk;
 
@@ -133,13 +132,13 @@ void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
 
 	release_sock(sk);
 	if (!(current->flags & PF_KTHREAD) &&
-	    wait_event_killable(ssk->zc_wait, done(ssk, arg)) &&
-	    !wait_event_timeout(ssk->zc_wait, done(ssk, arg), HZ / 2)) {
+	    wait_event_killable(ssk->zc_wait, done(arg)) &&
+	    !wait_event_timeout(ssk->zc_wait, done(arg), HZ / 2)) {
 		lock_sock(sk);
 		sdp_conn_abort(ssk, ECONNRESET, false);
 		release_sock(sk);
 	}
-	wait_event_idle(ssk->zc_wait, done(ssk, arg));
+	wait_event_idle(ssk->zc_wait, done(arg));
 	lock_sock(sk);
 }
 
@@ -178,9 +177,9 @@ struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk)
 /* Under the socket lock: the MRs a source needs, allocated once per
  * connection (they belong to its device's PD).
  */
-int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
+int sdp_zc_mrs(struct sdp_conn *conn, struct sdp_zc *zc)
 {
-	struct ib_device *dev = ssk->conn->sdev->ibdev;
+	struct ib_device *dev = conn->sdev->ibdev;
 	int i;
 
 	if (zc->nregs)
@@ -190,7 +189,7 @@ int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc)
 	if (zc->reg_pages < 2)
 		return -EOPNOTSUPP;
 	for (i = 0; i < SDP_ZC_REGS; i++) {
-		struct ib_mr *mr = ib_alloc_mr(ssk->conn->pd, IB_MR_TYPE_MEM_REG,
+		struct ib_mr *mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
 					       zc->reg_pages);
 
 		if (IS_ERR(mr))
@@ -637,7 +636,7 @@ err:
 }
 
 /* For sdp_zc_wait(): none of the ops @arg (rd or wr) is posted. */
-bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *arg)
+bool sdp_zc_rw_idle(void *arg)
 {
 	struct sdp_zc_rw *ops = arg;
 	int i;
@@ -661,19 +660,19 @@ bool sdp_zc_peer_busy(struct sdp_sock *ssk)
 
 	sdp_assert_locked(ssk);
 
-	return zc && (!sdp_zc_rw_idle(ssk, zc->rd) ||
+	return zc && (!sdp_zc_rw_idle(zc->rd) ||
 		      zc->sink_state != SDP_ZC_SINK_NONE);
 }
 
 /* The teardown, its QP drained: end the ops posted in part. */
-static void sdp_zc_rw_unstick(struct sdp_sock *ssk, struct sdp_zc_rw *ops)
+static void sdp_zc_rw_unstick(struct sdp_conn *conn, struct sdp_zc_rw *ops)
 {
 	int i;
 
 	for (i = 0; i < SDP_ZC_RW_OPS; i++) {
 		if (!ops[i].stuck)
 			continue;
-		rdma_rw_ctx_destroy(&ops[i].ctx, ssk->conn->qp, ssk->conn->port_num,
+		rdma_rw_ctx_destroy(&ops[i].ctx, conn->qp, conn->port_num,
 				    ops[i].sg, ops[i].nsg, ops[i].dir);
 		ops[i].stuck = false;
 		ops[i].b.status = IB_WC_WR_FLUSH_ERR;
@@ -698,8 +697,8 @@ void sdp_zc_teardown(struct sdp_sock *ssk)
 
 	if (!zc)
 		return;
-	sdp_zc_rw_unstick(ssk, zc->rd);
-	sdp_zc_rw_unstick(ssk, zc->wr);
+	sdp_zc_rw_unstick(conn, zc->rd);
+	sdp_zc_rw_unstick(conn, zc->wr);
 	for (i = 0; i < zc->nregs; i++) {
 		ib_dereg_mr(zc->reg[i].mr);
 		zc->reg[i].mr = NULL;

@@ -124,11 +124,10 @@ void sdp_zc_wake(struct sock *sk);
 ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
 		   int max, bool write, size_t *off);
 void sdp_zc_unpin(struct page **pages, int n, bool dirty);
-void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(struct sdp_sock *ssk,
-						    void *arg), void *arg);
+void sdp_zc_wait(struct sdp_sock *ssk, bool (*done)(void *arg), void *arg);
 int sdp_zc_inv_post(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
 struct sdp_zc *sdp_zc_get(struct sdp_sock *ssk);
-int sdp_zc_mrs(struct sdp_sock *ssk, struct sdp_zc *zc);
+int sdp_zc_mrs(struct sdp_conn *conn, struct sdp_zc *zc);
 void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success);
 struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc);
@@ -145,7 +144,7 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 int sdp_zc_invalidate(struct sdp_sock *ssk, struct sdp_zc_reg *reg);
 int sdp_zc_rw_prep(struct sdp_sock *ssk, struct sdp_zc_rw *rw,
 		   struct iov_iter *iter, u32 len, u64 raddr, u32 rkey);
-bool sdp_zc_rw_idle(struct sdp_sock *ssk, void *ops);
+bool sdp_zc_rw_idle(void *ops);
 void sdp_zc_rw_release(struct sdp_zc_rw *rw, struct iov_iter *iter, bool ok);
 
 /* What the send queue (sdp_tx.c) reads of a reader's SinkAvail. */
@@ -174,10 +173,10 @@ static inline bool sdp_zc_sink_pending(const struct sdp_sock *ssk)
 }
 
 /* The SinkAvail's header, for sdp_send_ctrl(). */
-static inline void sdp_zc_fill_sinkavail(struct sdp_sock *ssk,
+static inline void sdp_zc_fill_sinkavail(struct sdp_conn *conn,
 					 struct sdp_avail_hdr *a)
 {
-	struct sdp_zc_reg *reg = ssk->conn->zc->sink;
+	struct sdp_zc_reg *reg = conn->zc->sink;
 
 	a->len = cpu_to_be32(reg->len);
 	a->rkey = cpu_to_be32(reg->mr->rkey);
@@ -185,11 +184,10 @@ static inline void sdp_zc_fill_sinkavail(struct sdp_sock *ssk,
 }
 
 /* Our SinkAvail (@mid) or its SinkAvailCancel has just been posted, as
- * message ssk->conn->tx_mseq: the peer's answer must acknowledge it.
+ * message conn->tx_mseq: the peer's answer must acknowledge it.
  */
-static inline void sdp_zc_sink_posted(struct sdp_sock *ssk, u8 mid)
+static inline void sdp_zc_sink_posted(struct sdp_conn *conn, u8 mid)
 {
-	struct sdp_conn *conn = ssk->conn;
 	struct sdp_zc *zc = conn->zc;
 
 	if (mid == SDP_MID_SINK_AVAIL) {
