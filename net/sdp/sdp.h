@@ -1112,6 +1112,7 @@ void sdp_splice_eof(struct socket *sock);
 int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 void sdp_write_space(struct sock *sk);
 void sdp_wake_space(struct sock *sk);
+int sdp_send_stall(struct sock *sk, long timeo);
 
 /* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);

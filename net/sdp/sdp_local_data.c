@@ -395,13 +395,12 @@ static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &ssk->sk;
+	int err;
 
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
+	err = sdp_send_stall(sk, *timeo);
+	if (err)
+		return err;
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo, sdp_local_room(ssk) > 0 || sk->sk_err ||
 		      (sk->sk_shutdown & SEND_SHUTDOWN) ||
@@ -424,12 +423,11 @@ static int sdp_local_wait_mem(struct sdp_sock *ssk, long *timeo)
 	struct sock *sk = &ssk->sk;
 	u32 unread = READ_ONCE(ssk->tx_local_unread);
 	long vm_wait, left;
+	int err;
 
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
+	err = sdp_send_stall(sk, *timeo);
+	if (err)
+		return err;
 	vm_wait = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);
 	left = vm_wait;
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);

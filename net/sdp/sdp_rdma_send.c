@@ -36,14 +36,12 @@ static int sdp_wait_tx_buf(struct sock *sk, long *timeo, bool shallow)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sdp_sock *ssk = sdp_sk(sk);
+	int err;
 
 	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
-
+	err = sdp_send_stall(sk, *timeo);
+	if (err)
+		return err;
 	add_wait_queue(sk_sleep(sk), &wait);
 	sk_wait_event(sk, timeo,
 		      sdp_tx_may_take(ssk, shallow) || sk->sk_err ||
@@ -62,13 +60,11 @@ static int sdp_wait_tx_mem(struct sock *sk, long *timeo)
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sdp_sock *ssk = sdp_sk(sk);
 	long vm_wait, left;
+	int err;
 
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
-	if (!*timeo)
-		return -EAGAIN;
-	if (signal_pending(current))
-		return sock_intr_errno(*timeo);
-
+	err = sdp_send_stall(sk, *timeo);
+	if (err)
+		return err;
 	add_wait_queue(sk_sleep(sk), &wait);
 	if (sdp_tx_buf_ready(ssk)) {
 		vm_wait = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);

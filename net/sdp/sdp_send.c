@@ -59,6 +59,25 @@ void sdp_wake_space(struct sock *sk)
 	rcu_read_unlock();
 }
 
+/**
+ * sdp_send_stall - a send found no room: count it, and may it wait?
+ * @sk: the socket, locked
+ * @timeo: the time the send has left
+ *
+ * What every transport's send wait begins with, as
+ * sk_stream_wait_memory() does.  Returns 0 to wait, -EAGAIN with no time
+ * left, or the errno of a pending signal.
+ */
+int sdp_send_stall(struct sock *sk, long timeo)
+{
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_SNDBUF_STALLS);
+	if (!timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(timeo);
+	return 0;
+}
+
 /* As sk_stream_wait_connect(): wait for a connection in progress. */
 static int sdp_wait_connect(struct sock *sk, long *timeo)
 {
