@@ -10,7 +10,7 @@
 #  - a reader waiting with an empty queue offers its buffer (SinkAvail) and
 #    the sender writes straight into it, a non-blocking sender too;
 #  - a buffer overwritten as soon as a blocking send returns never changes
-#    what the peer receives;
+#    what the peer receives, with a slow wire too (lo delayed 20 ms);
 #  - sendfile() (blocking and non-blocking) and splice() send the file's
 #    and the pipe's pages by reference (SrcAvail), with a close() at once
 #    behind them; every byte checked; with SDP_ZCOPY_THRESH 0, copied; to
@@ -99,6 +99,20 @@ check "the sends fell back to BCopy" \
 check "SinkAvails offered the buffers" test "$(sdp_stat TxSinkAvail)" -gt 0
 check_eq "past RLIMIT_MEMLOCK: no protocol error" 0 "$(sdp_stat ProtoErrors)"
 mode overwrite 8110
+# the same with the wire slow to send, every packet held 20 ms on lo: a
+# WRITE's bytes are still on their way when its send() has returned and
+# the program writes its buffer again (sink refills it at once).  Over
+# iWARP a WRITE completes once the local TCP has it, and Soft-iWARP gave
+# TCP an unsignaled request's pages by reference: the peer got the
+# program's next bytes (sdp_zc_wr_signal_all())
+tc qdisc add dev lo root netem delay 20ms
+check_eq "lo holds every packet 20 ms" 0 "$?"
+written=$(sdp_stat TxZcopyWriteBytes)
+mode sink 8111
+check "on the slow wire, written into the waiting reader's buffers" \
+	test "$(sdp_stat TxZcopyWriteBytes)" -gt "$written"
+mode overwrite 8116
+tc qdisc del dev lo root
 mode msgzc 8120
 # pinned FOLL_LONGTERM: a fork() cannot divert the peer's writes
 mode forkcow 8147

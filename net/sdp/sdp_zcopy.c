@@ -507,6 +507,32 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_zc_wake(&ssk->sk);
 }
 
+/* A WRITE's work request before its last: nothing to do (see below). */
+static void sdp_zc_wr_part_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+}
+
+static struct ib_cqe sdp_zc_wr_part_cqe = { .done = sdp_zc_wr_part_done };
+
+/*
+ * iWARP: a WRITE completes once the local TCP has its bytes, and Soft-iWARP
+ * hands an unsignaled work request's pages to TCP by reference
+ * (MSG_SPLICE_PAGES), to be read when TCP sends them: that may be after
+ * the op's last request completed, its pages were unpinned and the
+ * program, its send() returned, wrote its buffer again; the peer then
+ * received the new bytes.  A signaled request's bytes siw copies.  So on
+ * iWARP every request of a WRITE is signaled, those before the last on a
+ * completion that does nothing (the CQ has room for one per send request:
+ * sdp_cq_size()).
+ */
+static void sdp_zc_wr_signal_all(struct ib_send_wr *wr)
+{
+	for (; wr->next; wr = wr->next) {
+		wr->send_flags |= IB_SEND_SIGNALED;
+		wr->wr_cqe = &sdp_zc_wr_part_cqe;
+	}
+}
+
 /* Post the op's chain; a failure part of the way through leaves it stuck
  * (see the top of this file).
  */
@@ -519,6 +545,8 @@ static int sdp_zc_rw_post(struct sdp_sock *ssk, struct sdp_zc_rw *rw)
 
 	first = rdma_rw_ctx_wrs(&rw->ctx, conn->qp, conn->port_num, &rw->b.cqe,
 				NULL);
+	if (conn->iwarp && rw->dir == DMA_TO_DEVICE)
+		sdp_zc_wr_signal_all(first);
 	err = sdp_qp_post_send(conn->qp, first, &bad);
 	if (!err) {
 		sdp_sq_posted(ssk);
