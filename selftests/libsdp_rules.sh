@@ -196,7 +196,11 @@ if one_port "the both listener's twin number"; then
 		"$(paste -sd'|' /tmp/twin.out)"
 fi
 # SO_ERROR of a "both" connect that falls back to a TCP connect whose
-# SYNs go unanswered (a listener with a full queue): TCP's answer, at once
+# SYNs go unanswered (a listener with a full queue): TCP's answer, at once.
+# Over iWARP the SDP connect is itself a TCP connect to that port, which
+# stalls instead of failing: the answer is the same, at once, and close()
+# returns at once too (Soft-iWARP's blocking connect is made without the
+# socket's lock: sdp_iw_connect())
 python3 -c '
 import socket, sys, time
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

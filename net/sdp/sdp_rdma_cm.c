@@ -136,6 +136,33 @@ static void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
 	conn->rnr_retry = p->rnr_retry_count;
 }
 
+/*
+ * iWARP: Soft-iWARP's rdma_connect() makes the TCP connection with a
+ * blocking connect(), which lasts as long as the peer leaves the SYNs
+ * unanswered (the SYN retries: minutes).  Made without the socket lock, so
+ * that the socket's other calls (getsockopt(SO_ERROR), close()) do not
+ * wait for it, as TCP's never wait for a handshake; under teardown_lock
+ * instead, so that the connection's QP is not torn down under it (a
+ * teardown queued meanwhile runs once it returns).  rdma_cm's handler
+ * mutex, which the caller holds, keeps @id.
+ */
+static int sdp_iw_connect(struct sdp_sock *ssk, struct rdma_cm_id *id,
+			  struct rdma_conn_param *param)
+	__must_hold(&ssk->sk)
+{
+	struct sock *sk = &ssk->sk;
+	int err = -ECONNABORTED;
+
+	release_sock(sk);
+	mutex_lock(&ssk->teardown_lock);
+	if (test_bit(SDP_F_CONN, &ssk->flags) &&
+	    !test_bit(SDP_F_TEARDOWN, &ssk->flags))
+		err = rdma_connect_locked(id, param);
+	mutex_unlock(&ssk->teardown_lock);
+	lock_sock(sk);
+	return err;
+}
+
 static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param;
@@ -150,8 +177,12 @@ static void sdp_route_resolved(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	}
 	sdp_hello_fill(ssk->conn, &hello, SDP_MID_HELLO);
 	sdp_conn_param(id, ssk->conn, &param, &hello);
-	err = rdma_connect_locked(id, &param);
-	if (err)
+	if (ssk->conn->iwarp)
+		err = sdp_iw_connect(ssk, id, &param);
+	else
+		err = rdma_connect_locked(id, &param);
+	/* (not if the socket was closed, or connects anew, meanwhile) */
+	if (err && ssk->cm_id == id)
 		sdp_connect_failed(ssk, -err);
 }
 
