@@ -136,8 +136,7 @@ static void sdp_conn_param(struct rdma_cm_id *id, struct sdp_conn *conn,
 	conn->rnr_retry = p->rnr_retry_count;
 }
 
-/*
- * iWARP: Soft-iWARP's rdma_connect() makes the TCP connection with a
+/* iWARP: Soft-iWARP's rdma_connect() makes the TCP connection with a
  * blocking connect(), which lasts as long as the peer leaves the SYNs
  * unanswered (the SYN retries: minutes).  Made without the socket lock, so
  * that the socket's other calls (getsockopt(SO_ERROR), close()) do not

@@ -514,8 +514,7 @@ static void sdp_zc_wr_part_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static struct ib_cqe sdp_zc_wr_part_cqe = { .done = sdp_zc_wr_part_done };
 
-/*
- * iWARP: a WRITE completes once the local TCP has its bytes, and Soft-iWARP
+/* iWARP: a WRITE completes once the local TCP has its bytes, and Soft-iWARP
  * hands an unsignaled work request's pages to TCP by reference
  * (MSG_SPLICE_PAGES), to be read when TCP sends them: that may be after
  * the op's last request completed, its pages were unpinned and the
