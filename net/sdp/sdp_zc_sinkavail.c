@@ -390,7 +390,10 @@ static int sdp_zc_write_batch(struct sdp_sock *ssk, struct sdp_zc *zc,
 	return posted;
 }
 
-/* Wait for @posted WRITEs; return the bytes they moved, or -ECONNRESET. */
+/* Wait for @posted WRITEs; return the bytes they moved, or -EPIPE: the
+ * connection failed, and the send reports its error (sk_stream_error():
+ * ETIMEDOUT when the transport gave up), as TCP's does.
+ */
 static int sdp_zc_write_reap(struct sdp_sock *ssk, struct sdp_zc *zc,
 			     int posted)
 {
@@ -409,7 +412,7 @@ static int sdp_zc_write_reap(struct sdp_sock *ssk, struct sdp_zc *zc,
 		else
 			failed = true;
 	}
-	return failed ? -ECONNRESET : good;
+	return failed ? -EPIPE : good;
 }
 
 /* Queue the RdmaWrCompl of @pos bytes behind the writes, before any data. */
