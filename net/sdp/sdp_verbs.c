@@ -203,7 +203,7 @@ int sdp_qp_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
 	/* every message is posted signaled; rdma_rw's chained READs and
-	 * WRITEs (but on iWARP: sdp_zc_wr_signal_all()) and REG_MR are not
+	 * WRITEs (but on iWARP: sdp_zc_rw_chain()) and REG_MR are not
 	 */
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;

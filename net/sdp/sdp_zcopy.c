@@ -487,6 +487,9 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	}
 
 	rw = container_of(buf, struct sdp_zc_rw, b);
+	/* the flush of the last request after an earlier one failed */
+	if (buf->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(rw->part_status))
+		buf->status = READ_ONCE(rw->part_status);
 	/* the device is done with the pages: unmap them here; the waiting
 	 * reader puts them (it may sleep to dirty them)
 	 */
@@ -507,28 +510,44 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	sdp_zc_wake(&ssk->sk);
 }
 
-/* A WRITE's work request before its last: nothing to do (see below). */
-static void sdp_zc_wr_part_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A work request of an op before its last completed: only an error
+ * does on InfiniBand and RoCE (rdma_rw signals the last alone), a success
+ * too on iWARP (below).  The error is the op's: the transport giving up
+ * on a READ (RETRY_EXC_ERR, the peer gone) must not look like the flush
+ * of the op's last request that follows (sdp_zc_complete()).
+ */
+static void sdp_zc_rw_part_done(struct ib_cq *cq, struct ib_wc *wc)
 {
+	struct sdp_zc_rw *rw = container_of(wc->wr_cqe, struct sdp_zc_rw,
+					    part_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR &&
+	    !READ_ONCE(rw->part_status))
+		WRITE_ONCE(rw->part_status, wc->status);
 }
 
-static struct ib_cqe sdp_zc_wr_part_cqe = { .done = sdp_zc_wr_part_done };
-
-/* iWARP: a WRITE completes once the local TCP has its bytes, and Soft-iWARP
- * hands an unsignaled work request's pages to TCP by reference
- * (MSG_SPLICE_PAGES), to be read when TCP sends them: that may be after
- * the op's last request completed, its pages were unpinned and the
- * program, its send() returned, wrote its buffer again; the peer then
- * received the new bytes.  A signaled request's bytes siw copies.  So on
- * iWARP every request of a WRITE is signaled, those before the last on a
- * completion that does nothing (the CQ has room for one per send request:
+/* Every request of the op but its last reports to the op: an error, and on
+ * iWARP every completion.  For a WRITE a completion there means only that
+ * the local TCP has the bytes, and Soft-iWARP hands an unsignaled
+ * request's pages to TCP by reference (MSG_SPLICE_PAGES), read when TCP
+ * sends them: that may be after the op's last request completed, its
+ * pages were unpinned and the program, its send() returned, wrote its
+ * buffer again; the peer then received the new bytes.  A signaled
+ * request's bytes siw copies, so on iWARP every request of a WRITE is
+ * signaled (the CQ has room for one completion per send request:
  * sdp_cq_size()).
  */
-static void sdp_zc_wr_signal_all(struct ib_send_wr *wr)
+static void sdp_zc_rw_chain(struct sdp_conn *conn, struct sdp_zc_rw *rw,
+			    struct ib_send_wr *wr)
 {
+	bool signal = conn->iwarp && rw->dir == DMA_TO_DEVICE;
+
+	rw->part_status = 0;
+	rw->part_cqe.done = sdp_zc_rw_part_done;
 	for (; wr->next; wr = wr->next) {
-		wr->send_flags |= IB_SEND_SIGNALED;
-		wr->wr_cqe = &sdp_zc_wr_part_cqe;
+		wr->wr_cqe = &rw->part_cqe;
+		if (signal)
+			wr->send_flags |= IB_SEND_SIGNALED;
 	}
 }
 
@@ -544,8 +563,7 @@ static int sdp_zc_rw_post(struct sdp_sock *ssk, struct sdp_zc_rw *rw)
 
 	first = rdma_rw_ctx_wrs(&rw->ctx, conn->qp, conn->port_num, &rw->b.cqe,
 				NULL);
-	if (conn->iwarp && rw->dir == DMA_TO_DEVICE)
-		sdp_zc_wr_signal_all(first);
+	sdp_zc_rw_chain(conn, rw, first);
 	err = sdp_qp_post_send(conn->qp, first, &bad);
 	if (!err) {
 		sdp_sq_posted(ssk);

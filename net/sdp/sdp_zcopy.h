@@ -45,6 +45,8 @@ struct sdp_zc_reg {
  */
 struct sdp_zc_rw {
 	struct sdp_buf		b;	/* the op's last work request */
+	struct ib_cqe		part_cqe; /* ... and those before it */
+	u8			part_status; /* an error one of them had */
 	struct rdma_rw_ctx	ctx;
 	struct sdp_buf		*bounce; /* READ into it, or into pages */
 	int			npages;
