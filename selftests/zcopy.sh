@@ -104,7 +104,7 @@ mode overwrite 8110
 # the program writes its buffer again (sink refills it at once).  Over
 # iWARP a WRITE completes once the local TCP has it, and Soft-iWARP gave
 # TCP an unsignaled request's pages by reference: the peer got the
-# program's next bytes (sdp_zc_wr_signal_all())
+# program's next bytes (sdp_zc_rw_chain())
 tc qdisc add dev lo root netem delay 20ms
 check_eq "lo holds every packet 20 ms" 0 "$?"
 written=$(sdp_stat TxZcopyWriteBytes)
