@@ -134,7 +134,7 @@ static ssize_t sdp_send_zc_round(struct sdp_sock *ssk, struct msghdr *msg,
 {
 	ssize_t n = 0;
 
-	if (sink_ok && sdp_zc_peer_sink_usable(ssk->conn) &&
+	if (sink_ok && sdp_zc_peer_sink_usable(s->conn) &&
 	    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
 	    sdp_zc_want(ssk, msg, s->flags))
 		n = sdp_zc_write(ssk, msg);
@@ -161,7 +161,7 @@ static struct sdp_buf *sdp_send_buf(struct sdp_sock *ssk, struct msghdr *msg,
 		buf = list_last_entry(&ssk->conn->tx_queue, struct sdp_buf,
 				      list);
 		/* not full, Data, not ending with urgent data */
-		if (buf->len < sdp_tx_room(ssk->conn, buf) && !buf->flags &&
+		if (buf->len < sdp_tx_room(s->conn, buf) && !buf->flags &&
 		    buf->mid == SDP_MID_DATA)
 			return buf;
 	}
@@ -214,7 +214,7 @@ static int sdp_send_copy(struct sdp_sock *ssk, struct msghdr *msg,
 			 struct sdp_send *s, struct sdp_buf *buf)
 {
 	size_t n = min_t(size_t, msg_data_left(msg),
-			 sdp_tx_room(ssk->conn, buf) - buf->len);
+			 sdp_tx_room(s->conn, buf) - buf->len);
 
 	if (copy_from_iter(buf->data + buf->len, n, &msg->msg_iter) != n)
 		return -EFAULT;
@@ -226,7 +226,7 @@ static int sdp_send_copy(struct sdp_sock *ssk, struct msghdr *msg,
 		buf->flags = SDP_OOB_PRES;
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_URGENT);
 	}
-	if (buf->len >= sdp_tx_room(ssk->conn, buf))
+	if (buf->len >= sdp_tx_room(s->conn, buf))
 		sdp_tx_flush(ssk);
 	return 0;
 }
