@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 static int sdp_release(struct socket *sock)
 {
@@ -294,10 +295,14 @@ static int __init sdp_init(void)
 	if (err)
 		goto err_dev;
 
+	err = sdp_az_init();
+	if (err)
+		goto err_diag;
+
 	err = sock_register(&sdp_inet_family);
 	if (err) {
 		pr_err("family %d is taken (%d)\n", sdp_af_inet, err);
-		goto err_diag;
+		goto err_az;
 	}
 
 	err = sock_register(&sdp_inet6_family);
@@ -309,6 +314,8 @@ static int __init sdp_init(void)
 
 err_inet:
 	sock_unregister(sdp_af_inet);
+err_az:
+	sdp_az_exit();
 err_diag:
 	sdp_diag_exit();
 err_dev:
@@ -328,6 +335,7 @@ static void __exit sdp_exit(void)
 {
 	sock_unregister(sdp_af_inet6);
 	sock_unregister(sdp_af_inet);
+	sdp_az_exit();
 	sdp_diag_exit();
 	sdp_dev_exit();
 	sdp_proc_exit();

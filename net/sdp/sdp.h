@@ -250,6 +250,7 @@ struct sdp_send {
 	bool			shallow;	/* ... measuring BCopy: queue no
 						 * more than tx_size messages
 						 */
+	bool			az;		/* uarg is an AZ op's (sdp_az.c) */
 };
 
 /**
@@ -541,6 +542,7 @@ struct sdp_sock {
 
 	/* options */
 	int			zcopy_thresh;	/* SDP_ZCOPY_THRESH, bytes */
+	struct sdp_az_chan	*az_chan;	/* SDP_ASYNC, held */
 	bool			zc_thresh_set;	/* ... set: no adapting */
 	int			last_bind_err;	/* SDP_LAST_BIND_ERR, errno */
 	u8			port_tries;	/* sdp_connect_repick() */
@@ -789,6 +791,14 @@ enum sdp_mib_field {
 	SDP_MIB_CONN_PORT_RETRIES,
 	SDP_MIB_LISTEN_PORT_RETRIES,
 	SDP_MIB_RX_SPILL_BYTES,
+	SDP_MIB_AZ_SENDS,
+	SDP_MIB_AZ_BYTES,
+	SDP_MIB_AZ_SYNC_COPIED,		/* in SDP_AZ_SYNC_* order */
+	SDP_MIB_AZ_SYNC_UNPROTECTED,
+	SDP_MIB_AZ_SYNC_PINNED,
+	SDP_MIB_AZ_SYNC_BUDGET,
+	SDP_MIB_AZ_SYNC_OTHER,
+	SDP_MIB_AZ_RECV_WAITS,
 	SDP_MIB_MAX
 };
 

@@ -55,6 +55,28 @@ static inline void sdp_ubuf_complete(struct ubuf_info *uarg, bool success)
 #endif
 }
 
+/* 6.10: a ubuf_info of our own: its completion in an ops table, before
+ * in the ubuf_info itself
+ */
+#ifdef HAVE_UBUF_INFO_OPS
+#define SDP_DEFINE_UBUF_OPS(name, fn) \
+	static const struct ubuf_info_ops name = { .complete = fn }
+#define sdp_ubuf_set_ops(uarg, name, fn)	((uarg)->ops = &(name))
+#else
+#define SDP_DEFINE_UBUF_OPS(name, fn) \
+	static const void *const name __maybe_unused
+#define sdp_ubuf_set_ops(uarg, name, fn)	((uarg)->callback = (fn))
+#endif
+
+/* The userfaultfd context a mapping is registered to, or NULL (a kernel
+ * without userfaultfd has none).
+ */
+#ifdef CONFIG_USERFAULTFD
+#define sdp_vma_uffd_ctx(vma)	((void *)(vma)->vm_userfaultfd_ctx.ctx)
+#else
+#define sdp_vma_uffd_ctx(vma)	((void *)NULL)
+#endif
+
 /* 6.10: proto_ops->accept takes its flags in a struct proto_accept_arg */
 #ifndef HAVE_PROTO_ACCEPT_ARG
 struct proto_accept_arg {

@@ -90,6 +90,14 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_CONN_PORT_RETRIES]	= "ConnPortRetries",
 	[SDP_MIB_LISTEN_PORT_RETRIES]	= "ListenPortRetries",
 	[SDP_MIB_RX_SPILL_BYTES]	= "RxSpillBytes",
+	[SDP_MIB_AZ_SENDS]		= "AzSends",
+	[SDP_MIB_AZ_BYTES]		= "AzBytes",
+	[SDP_MIB_AZ_SYNC_COPIED]	= "AzSyncCopied",
+	[SDP_MIB_AZ_SYNC_UNPROTECTED]	= "AzSyncUnprotected",
+	[SDP_MIB_AZ_SYNC_PINNED]	= "AzSyncPinned",
+	[SDP_MIB_AZ_SYNC_BUDGET]	= "AzSyncBudget",
+	[SDP_MIB_AZ_SYNC_OTHER]		= "AzSyncOther",
+	[SDP_MIB_AZ_RECV_WAITS]		= "AzRecvWaits",
 };
 
 /* Counter @i of @net, summed over the CPUs. */

@@ -18,6 +18,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 /* May a send take one more send buffer?  @shallow: no more than tx_size
  * messages' worth held (sdp_zc_adapt_probing()).
@@ -138,7 +139,9 @@ static ssize_t sdp_send_zc_round(struct sdp_sock *ssk, struct msghdr *msg,
 	    list_empty(&ssk->conn->tx_queue) && !ssk->zc_src_count &&
 	    sdp_zc_want(ssk, msg, s->flags))
 		n = sdp_zc_write(ssk, msg);
-	if (!n && !s->no_zc && sdp_zc_want(ssk, msg, s->flags))
+	/* an AZ send: only the range its caller protects goes so */
+	if (!n && !s->no_zc && sdp_zc_want(ssk, msg, s->flags) &&
+	    (!s->az || sdp_az_covers(s, msg)))
 		n = sdp_sendmsg_zc(ssk, msg, s->uarg, &s->timeo, &s->no_zc);
 	if (n > 0) {
 		s->copied += n;

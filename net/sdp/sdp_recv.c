@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 void sdp_proto_error(struct sdp_sock *ssk, const char *what, u32 val)
 {
@@ -483,6 +484,9 @@ int sdp_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
+	ret = sdp_az_recv_wait(sk, msg);	/* before we hold the lock */
+	if (ret)
+		return ret;
 
 	lock_sock(sk);
 	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */

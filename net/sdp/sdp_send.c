@@ -21,6 +21,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 /* sk_write_space: wake writers that ran out of send room once there is
  * enough again (sdp_tx_wake_due()), so that a streaming writer is not
@@ -151,6 +152,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_send s = { .flags = msg->msg_flags };
+	struct sdp_az_op *az = NULL;
 	struct sdp_conn *conn;
 	int err;
 
@@ -167,6 +169,12 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	lock_sock(sk);
 	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
 	s.timeo = sock_sndtimeo(sk, s.flags & MSG_DONTWAIT);
+	if (ssk->az_chan) {
+		/* an AZ send: its record comes whatever happens now */
+		err = sdp_az_begin(ssk, msg, &az);
+		if (err)
+			goto out;
+	}
 
 	if (!((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))) {
 		err = sdp_wait_connect(sk, &s.timeo);
@@ -183,10 +191,12 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			goto out;
 		s.no_zc = !uarg_to_msgzc(s.uarg)->zerocopy;
 	}
+	if (az)
+		sdp_az_prepare(ssk, az, &s);
 	ssk->more = !!(s.flags & MSG_MORE);
 	/* the connection made while we waited, if we did */
 	err = ssk->tp->sendmsg(ssk, msg, &s);
-	if (s.uarg) {
+	if (s.uarg && !s.az) {
 		if (!s.zc_used)
 			uarg_to_msgzc(s.uarg)->zerocopy = 0;
 		if (s.copied)
@@ -195,6 +205,8 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			msg_zerocopy_put_abort(s.uarg, true);
 	}
 out:
+	if (az)
+		sdp_az_end(ssk, az, s.az && s.zc_used);
 	sdp_conn_put(conn);
 	if (s.copied) {
 		release_sock(sk);

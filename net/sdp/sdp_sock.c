@@ -19,6 +19,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 struct proto sdp_proto = {
 	.name		= "SDP",
@@ -37,6 +38,8 @@ static void sdp_sk_destruct(struct sock *sk)
 	if (ssk->conn)
 		sdp_conn_put(ssk->conn);
 	mem_cgroup_put(ssk->memcg);
+	if (ssk->az_chan)
+		sdp_az_chan_put(ssk->az_chan);
 	sdp_sock_list_del(ssk);
 	mutex_destroy(&ssk->teardown_lock);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);

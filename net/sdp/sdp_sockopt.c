@@ -2,7 +2,7 @@
 /*
  * ib_sdp: socket options and ioctls, with TCP's checks and answers.
  *
- * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY), SOL_TCP (the TCP
+ * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY, SDP_ASYNC), SOL_TCP (the TCP
  * options that mean something for an SDP connection, TCP_INFO among them),
  * SOL_IP (IP_TOS) and SOL_IPV6 (IPV6_V6ONLY, IPV6_TCLASS).  SOL_SOCKET
  * options never come here: the socket core handles them, and calls
@@ -19,6 +19,7 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 static bool sdp_is_v6_family(const struct sock *sk)
 {
@@ -166,6 +167,8 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 			err = val < 0 || val > 1 ? -EINVAL : 0;
 			if (!err)
 				sock_valbool_flag(sk, SOCK_ZEROCOPY, val);
+		} else if (optname == SDP_ASYNC) {
+			err = sdp_az_bind(ssk, val);
 		}
 		break;
 	}
@@ -335,6 +338,8 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 			val = ssk->last_bind_err;
 		else if (optname == SDP_ZEROCOPY)
 			val = sock_flag(sk, SOCK_ZEROCOPY);
+		else if (optname == SDP_ASYNC)
+			val = !!ssk->az_chan;
 		else
 			err = -ENOPROTOOPT;
 		break;

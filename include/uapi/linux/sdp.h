@@ -16,6 +16,7 @@
 #ifndef _UAPI_LINUX_SDP_H
 #define _UAPI_LINUX_SDP_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define AF_INET_SDP		27
@@ -46,5 +47,80 @@
  * from the error queue (SO_EE_ORIGIN_ZEROCOPY, ranges of send calls).
  */
 #define SDP_ZEROCOPY		82
+
+/*
+ * AZ-SDP: asynchronous zero copy for blocking sends (libsdp drives it;
+ * Documentation/sdp.rst, "AZ-SDP").  A process opens /dev/sdp_az, an AZ
+ * channel bound to its memory, and attaches to it the userfaultfd with
+ * which it write-protects the buffers it sends (SDP_AZ_IOC_ATTACH).
+ *
+ * int: SDP_ASYNC binds the socket to the channel whose descriptor is
+ * given (-1 unbinds); read, it says 1 if the socket is bound.
+ */
+#define SDP_ASYNC		83
+
+/*
+ * A control message (level SOL_SDP) of a blocking sendmsg() on a bound
+ * socket: the caller has write-protected [addr, addr + len) through its
+ * attached userfaultfd and the iovec of the send that lies inside it may
+ * go asynchronously.  The send then returns once that part is offered to
+ * the peer, and exactly one struct sdp_az_done with the same cookie is
+ * read from the channel: at once if nothing went asynchronously, else
+ * once the peer has read it all and the pages are released.  Until then
+ * the caller keeps the range write-protected.
+ */
+#define SDP_AZ_SEND		84
+
+struct sdp_az_send {
+	__u64	addr;		/* page aligned */
+	__u64	len;		/* a multiple of the page size */
+	__u64	cookie;		/* the caller's, returned in sdp_az_done */
+};
+
+/* read() from the channel: an array of these (poll() says POLLIN). */
+struct sdp_az_done {
+	__u64	cookie;
+	__u32	flags;		/* SDP_AZ_DONE_* */
+	__u32	reason;		/* if not ASYNC, why: SDP_AZ_SYNC_* */
+};
+
+#define SDP_AZ_DONE_ASYNC	0x1	/* some went asynchronously */
+#define SDP_AZ_DONE_FAILED	0x2	/* the connection failed first */
+
+#define SDP_AZ_SYNC_NONE	0	/* went asynchronously */
+#define SDP_AZ_SYNC_COPIED	1	/* copied or read at once: the way the
+					 * socket chose, a SinkAvail, the
+					 * local transport
+					 */
+#define SDP_AZ_SYNC_UNPROTECTED	2	/* a page writable, or its mapping
+					 * not private anonymous memory
+					 * registered to the attached
+					 * userfaultfd
+					 */
+#define SDP_AZ_SYNC_PINNED	3	/* a page pinned by someone else */
+#define SDP_AZ_SYNC_BUDGET	4	/* past RLIMIT_MEMLOCK */
+#define SDP_AZ_SYNC_OTHER	5	/* MSG_ZEROCOPY, non-blocking, ... */
+
+/* ioctl()s of /dev/sdp_az */
+struct sdp_az_attach {
+	__s32	uffd;		/* a userfaultfd of this process ... */
+	__u32	flags;		/* 0 */
+	__u64	probe;		/* ... registered (MODE_WP) over this page */
+};
+
+struct sdp_az_vma {
+	__u64	addr;		/* in: an address */
+	__u64	start;		/* out: its mapping's bounds */
+	__u64	end;
+	__u32	flags;		/* out: SDP_AZ_VMA_* */
+	__u32	pad;
+};
+
+#define SDP_AZ_VMA_ANON		0x1	/* private anonymous memory */
+#define SDP_AZ_VMA_OURS		0x2	/* registered (WP) to the attached uffd */
+#define SDP_AZ_VMA_OTHER	0x4	/* registered to another userfaultfd */
+
+#define SDP_AZ_IOC_ATTACH	_IOW('S', 1, struct sdp_az_attach)
+#define SDP_AZ_IOC_VMA		_IOWR('S', 2, struct sdp_az_vma)
 
 #endif /* _UAPI_LINUX_SDP_H */
