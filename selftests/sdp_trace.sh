@@ -4,7 +4,7 @@
 # connect on both ends (active and passive, transport rdma), its state
 # changes, ZCopy SrcAvails read and completed, and an orderly close on
 # both ends; a peer that breaks the protocol shows the check that failed,
-# the abort and a close by reset; the cookie the events carry is the one
+# the abort, a close by reset and the work requests it flushed; the cookie the events carry is the one
 # sdpstat shows for the socket.  perf lists the events and records them.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,7 +18,7 @@ port=7480
 
 events=$(ls $T/events/sdp | grep -v '^enable$\|^filter$' | xargs)
 check_eq "the sdp system's events" \
-	"sdp_abort sdp_close sdp_connect sdp_credit_stall sdp_proto_error sdp_state sdp_zcopy" \
+	"sdp_abort sdp_close sdp_connect sdp_credit_stall sdp_proto_error sdp_state sdp_wc_error sdp_zcopy" \
 	"$events"
 check "perf lists them" bash -c "perf list 'sdp:*' 2>/dev/null | grep -q 'sdp:sdp_zcopy'"
 
@@ -84,6 +84,8 @@ check "sdp_proto_error names the check" \
 check "sdp_abort: ECONNRESET, an Abort sent" \
 	grep -q 'sdp_abort: .* err=104 abort-sent' /tmp/trace.evil
 check "sdp_close: by reset" grep -q 'sdp_close: .* reason=reset err=104' /tmp/trace.evil
+check "sdp_wc_error: the work requests the reset flushed (status 5)" \
+	grep -q 'sdp_wc_error: .* wr=[a-z].* status=5' /tmp/trace.evil
 
 # perf records the events of a connection
 # (system-wide: a close may end in a completion or a work item)
