@@ -827,6 +827,7 @@ static inline struct sdp_net *sdp_net(const struct net *net)
 extern int sdp_af_inet;
 extern int sdp_af_inet6;
 extern int sdp_zcopy_thresh;
+extern bool sdp_az_verify;
 extern int sdp_zcopy_adapt;
 extern int sdp_recv_poll;
 #define SDP_RECV_POLL_MAX	USEC_PER_SEC	/* us */

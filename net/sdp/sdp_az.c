@@ -109,6 +109,14 @@ static void sdp_az_chan_release(struct kref *ref)
 	queue_work(sdp_wq, &chan->free_work);
 }
 
+/* Another reference on @chan, if there is one. */
+struct sdp_az_chan *sdp_az_chan_get(struct sdp_az_chan *chan)
+{
+	if (chan)
+		kref_get(&chan->ref);
+	return chan;
+}
+
 void sdp_az_chan_put(struct sdp_az_chan *chan)
 {
 	kref_put(&chan->ref, sdp_az_chan_release);
@@ -298,11 +306,11 @@ static struct sdp_az_op *sdp_az_op_new(struct sdp_az_chan *chan,
  * @ssk: the socket, locked, bound to a channel
  * @msg: the send
  * @opp: the op for its SDP_AZ_SEND, whose record sdp_az_end() queues;
- *	NULL if it names none or its socket is bound to another process's
- *	channel (a child after fork())
+ *	NULL if it names none
  *
- * Return: 0, or -EINVAL for a malformed control message, -ENOBUFS with
- * too many ops in flight (no record comes for those).
+ * Return: 0, or -EINVAL for a malformed control message or a socket bound
+ * to another process's channel (a child's after fork()), -ENOBUFS with
+ * too many ops in flight: no record comes for those.
  */
 int sdp_az_begin(struct sdp_sock *ssk, struct msghdr *msg,
 		 struct sdp_az_op **opp)
@@ -313,8 +321,10 @@ int sdp_az_begin(struct sdp_sock *ssk, struct msghdr *msg,
 
 	*opp = NULL;
 	err = sdp_az_cmsg(msg, &req);
-	if (err <= 0 || chan->mm != current->mm)
+	if (err <= 0)
 		return err;
+	if (chan->mm != current->mm)
+		return -EINVAL;	/* another process's channel */
 	*opp = sdp_az_op_new(chan, &req);
 	return *opp ? 0 : -ENOBUFS;
 }
@@ -330,7 +340,7 @@ void sdp_az_prepare(struct sdp_sock *ssk, struct sdp_az_op *op,
 {
 	if (s->uarg || !s->timeo || (s->flags & MSG_OOB))
 		op->reason = SDP_AZ_SYNC_OTHER;
-	else
+	else if (READ_ONCE(sdp_az_verify))
 		op->reason = sdp_az_check(op->chan, op->addr, op->len);
 	if (!op->reason && mm_account_pinned_pages(&op->mmp, op->len))
 		op->reason = SDP_AZ_SYNC_BUDGET;
@@ -423,6 +433,16 @@ int sdp_az_recv_wait(struct sock *sk, struct msghdr *msg)
 	}
 	sdp_az_chan_put(found);
 	return err;
+}
+
+/* SDP_ASYNC read: 0 unbound, 1 bound to a channel of the caller's
+ * process, 2 to another's.
+ */
+int sdp_az_bound(struct sdp_sock *ssk)
+{
+	if (!ssk->az_chan)
+		return 0;
+	return ssk->az_chan->mm == current->mm ? 1 : 2;
 }
 
 /* SDP_ASYNC: bind @ssk (locked) to the channel of descriptor @fd, or

@@ -25,6 +25,7 @@
 #include <rdma/ib_cm.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 
 /* Under the listener's lock: may another request be answered now?  Not
  * while the accept queue is full (its children and embryos together), nor
@@ -217,6 +218,8 @@ void sdp_child_inherit(struct sock *child, struct sock *parent)
 	c->memcg = p->memcg;
 	if (c->memcg)
 		css_get(&c->memcg->css);	/* put in sdp_sk_destruct() */
+	/* SDP_ASYNC: a child is bound as its listener is */
+	c->az_chan = sdp_az_chan_get(p->az_chan);
 }
 
 /* A request answered, refused or cancelled by its transport, which put

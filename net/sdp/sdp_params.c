@@ -24,6 +24,14 @@ int sdp_af_inet6 = AF_INET6_SDP;
 module_param_named(af_inet6_sdp, sdp_af_inet6, int, 0444);
 MODULE_PARM_DESC(af_inet6_sdp, "socket family number of IPv6 SDP (default 28)");
 
+/* For the tests only: AZ-SDP's checks off, so that a test can show it
+ * catches a send whose buffer was not protected.
+ */
+bool sdp_az_verify = true;
+module_param(sdp_az_verify, bool, 0644);
+MODULE_PARM_DESC(sdp_az_verify,
+		 "AZ-SDP checks that a range is write-protected before it goes asynchronously (default Y; N for tests only)");
+
 int sdp_zcopy_thresh = 65536;
 module_param_named(sdp_zcopy_thresh, sdp_zcopy_thresh, int, 0644);
 MODULE_PARM_DESC(sdp_zcopy_thresh,

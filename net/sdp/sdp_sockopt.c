@@ -339,7 +339,7 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 		else if (optname == SDP_ZEROCOPY)
 			val = sock_flag(sk, SOCK_ZEROCOPY);
 		else if (optname == SDP_ASYNC)
-			val = !!ssk->az_chan;
+			val = sdp_az_bound(ssk);
 		else
 			err = -ENOPROTOOPT;
 		break;

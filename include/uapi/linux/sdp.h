@@ -55,7 +55,9 @@
  * which it write-protects the buffers it sends (SDP_AZ_IOC_ATTACH).
  *
  * int: SDP_ASYNC binds the socket to the channel whose descriptor is
- * given (-1 unbinds); read, it says 1 if the socket is bound.
+ * given (-1 unbinds); read, it says 0 if the socket is not bound, 1 if
+ * it is bound to a channel of the caller's process, 2 to another's.  The
+ * sockets a bound listener accepts are bound as it is.
  */
 #define SDP_ASYNC		83
 
