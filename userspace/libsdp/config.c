@@ -40,6 +40,7 @@ struct sdp_rule {
 	unsigned char addr[16];	/* network order; IPv4 in addr[0..3] */
 	unsigned int port_lo;	/* host order, inclusive */
 	unsigned int port_hi;
+	bool async;		/* "async": AZ-SDP for the socket's sends */
 };
 
 struct sdp_rules {
@@ -255,9 +256,12 @@ static int sdp_rules_add(struct sdp_rules *rules, const struct sdp_rule *r)
 	return 0;
 }
 
-/* use tcp|sdp|both server|listen|client|connect PROGRAM ADDRESS:PORTS */
+/* use tcp|sdp|both [async] server|listen|client|connect PROGRAM
+ * ADDRESS:PORTS
+ */
 static void sdp_parse_use(struct sdp_parser *p, char **tok, int n)
 {
+	bool async = n > 2 && !strcmp(tok[2], "async");
 	static const char *const field[] = {
 		"", "tcp|sdp|both", "server|listen|client|connect", "PROGRAM",
 		"ADDRESS:PORTS",
@@ -266,6 +270,16 @@ static void sdp_parse_use(struct sdp_parser *p, char **tok, int n)
 	enum sdp_role role;
 	char *colon;
 
+	if (async) {
+		/* the rest as without it */
+		if (!strcmp(tok[1], "tcp")) {
+			sdp_parse_error(p, "use: 'async' is for sdp and both, not tcp");
+			return;
+		}
+		tok[2] = tok[1];
+		tok++;
+		n--;
+	}
 	if (n < 5) {
 		sdp_parse_error(p, "use: missing %s", field[n]);
 		return;
@@ -277,6 +291,7 @@ static void sdp_parse_use(struct sdp_parser *p, char **tok, int n)
 	}
 
 	memset(&r, 0, sizeof(r));
+	r.async = async;
 	if (!strcmp(tok[1], "tcp")) {
 		r.use = SDP_USE_TCP;
 	} else if (!strcmp(tok[1], "sdp")) {
@@ -562,6 +577,13 @@ int sdp_config_lookup(const struct sdp_config *cfg, enum sdp_role role,
 		      const char *prog, const struct sockaddr *addr,
 		      socklen_t len)
 {
+	return sdp_config_lookup_async(cfg, role, prog, addr, len, NULL);
+}
+
+int sdp_config_lookup_async(const struct sdp_config *cfg, enum sdp_role role,
+			    const char *prog, const struct sockaddr *addr,
+			    socklen_t len, bool *async)
+{
 	const unsigned char *a4 = NULL, *a6 = NULL;
 	const struct sdp_rules *rules;
 	unsigned int port;
@@ -603,7 +625,20 @@ int sdp_config_lookup(const struct sdp_config *cfg, enum sdp_role role,
 			continue;
 		if (fnmatch(r->prog, prog, 0))
 			continue;
+		if (async)
+			*async = r->async;
 		return r->use;
 	}
 	return -1;
+}
+
+bool sdp_config_may_async(const struct sdp_config *cfg)
+{
+	int role, i;
+
+	for (role = 0; cfg && role < 2; role++)
+		for (i = 0; i < cfg->role[role].n; i++)
+			if (cfg->role[role].v[i].async)
+				return true;
+	return false;
 }

@@ -7,7 +7,7 @@
  * separated by any whitespace and keywords are lowercase:
  *
  *   log [destination stderr|syslog|file PATH] [min-level N]
- *   use tcp|sdp|both server|listen|client|connect PROGRAM ADDRESS[/PREFIX]:PORTS
+ *   use tcp|sdp|both [async] server|listen|client|connect PROGRAM ADDRESS[/PREFIX]:PORTS
  *
  * log	Configures log.h's facility at once, while the file is parsed
  *	(so later messages of the same file already go to the new
@@ -16,7 +16,9 @@
  *	log.h: 9 prints only errors, 1 everything). A file that cannot be
  *	opened is an error and the whole line is ignored.
  *
- * use	A rule. "server" and "listen" are synonyms: such rules answer
+ * use	A rule. "async" (after sdp or both) asks for AZ-SDP on the
+ *	socket's blocking sends (async.c), as LIBSDP_ASYNC=1 does for
+ *	every SDP socket. "server" and "listen" are synonyms: such rules answer
  *	lookups of role SDP_ROLE_SERVER (bind/listen). "client" and
  *	"connect" are synonyms: such rules answer SDP_ROLE_CLIENT lookups
  *	(connect). The two sets are kept apart: a server rule never answers
@@ -117,6 +119,16 @@ enum sdp_use sdp_config_match(const struct sdp_config *cfg, enum sdp_role role,
 int sdp_config_lookup(const struct sdp_config *cfg, enum sdp_role role,
 		      const char *prog, const struct sockaddr *addr,
 		      socklen_t len);
+
+/* As sdp_config_lookup(); *@async (if not NULL) set to the matching
+ * rule's "async" (left alone when none matches).
+ */
+int sdp_config_lookup_async(const struct sdp_config *cfg, enum sdp_role role,
+			    const char *prog, const struct sockaddr *addr,
+			    socklen_t len, bool *async);
+
+/* Does any rule say async? */
+bool sdp_config_may_async(const struct sdp_config *cfg);
 
 /* Does any rule say sdp or both? */
 bool sdp_config_may_use_sdp(const struct sdp_config *cfg);

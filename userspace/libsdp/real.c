@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "async.h"
 #include "log.h"
 #include "real.h"
 #include "state.h"
@@ -91,6 +92,30 @@ static int sdp_parse_use(const char *s, enum sdp_use *use)
 	return 0;
 }
 
+/* LIBSDP_ASYNC=1: AZ-SDP for this program's blocking sends (async.c);
+ * LIBSDP_ASYNC_MIN: the smallest page-aligned part worth it.
+ */
+static void sdp_init_async(void)
+{
+	const char *s = secure_getenv("LIBSDP_ASYNC");
+	char *end;
+	long min;
+
+	sdp_az_env = s && !strcmp(s, "1");
+	sdp_az_wanted = sdp_az_env;
+	s = secure_getenv("LIBSDP_ASYNC_NOPROTECT");
+	sdp_az_noprotect = s && !strcmp(s, "1");
+	s = secure_getenv("LIBSDP_ASYNC_MIN");
+	if (!s || !*s)
+		return;
+	min = strtol(s, &end, 0);
+	if (*end || min < 4096)
+		sdp_log(SDP_LOG_ERR, "LIBSDP_ASYNC_MIN=%s: not a size of at least 4096",
+			s);
+	else
+		sdp_az_min = min;
+}
+
 static void sdp_init_once_fn(void)
 {
 	int saved_errno = errno;
@@ -123,6 +148,11 @@ static void sdp_init_once_fn(void)
 	RESOLVE(epoll_wait);
 	RESOLVE(epoll_pwait);
 	RESOLVE_OPT(epoll_pwait2);
+	RESOLVE(send);
+	RESOLVE(sendto);
+	RESOLVE(sendmsg);
+	RESOLVE(write);
+	RESOLVE(writev);
 	if (!sdp_real.fcntl64)
 		sdp_real.fcntl64 = sdp_real.fcntl;
 
@@ -135,6 +165,8 @@ static void sdp_init_once_fn(void)
 						"LIBSDP_AF_INET_SDP", 27);
 	sdp_settings.af_sdp6 = sdp_family_number("af_inet6_sdp",
 						 "LIBSDP_AF_INET6_SDP", 28);
+
+	sdp_init_async();
 
 	s = secure_getenv("SIMPLE_LIBSDP");
 	if (s && *s) {
@@ -153,6 +185,8 @@ static void sdp_init_once_fn(void)
 			s);
 	sdp_settings.any_sdp = sdp_settings.dflt != SDP_USE_TCP ||
 			       sdp_config_may_use_sdp(sdp_settings.config);
+	if (sdp_config_may_async(sdp_settings.config))
+		sdp_az_wanted = true;
 	sdp_log(SDP_LOG_INFO, "%s: %d rules from %s%s",
 		program_invocation_short_name,
 		sdp_config_rule_count(sdp_settings.config), sdp_config_path(),
@@ -167,12 +201,14 @@ void sdp_init(void)
 }
 
 enum sdp_use sdp_decide(enum sdp_role role, const struct sockaddr *addr,
-			socklen_t len)
+			socklen_t len, bool *async)
 {
 	int use;
 
+	*async = false;
 	if (sdp_settings.simple)
 		return SDP_USE_SDP;
-	use = sdp_config_lookup(sdp_settings.config, role, NULL, addr, len);
+	use = sdp_config_lookup_async(sdp_settings.config, role, NULL, addr,
+				      len, async);
 	return use < 0 ? sdp_settings.dflt : (enum sdp_use)use;
 }

@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "config.h"
@@ -54,6 +55,12 @@ struct sdp_real {
 			   const sigset_t *);
 	int (*epoll_pwait2)(int, struct epoll_event *, int,
 			    const struct timespec *, const sigset_t *);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+			  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
 };
 
 extern struct sdp_real sdp_real;
@@ -73,8 +80,10 @@ extern struct sdp_settings sdp_settings;
 /* Idempotent, thread-safe, cheap once done. */
 void sdp_init(void);
 
-/* What the rules say for @role, @addr in this program. */
+/* What the rules say for @role, @addr in this program; *@async: the
+ * rule asks for AZ-SDP.
+ */
 enum sdp_use sdp_decide(enum sdp_role role, const struct sockaddr *addr,
-			socklen_t len);
+			socklen_t len, bool *async);
 
 #endif /* SDP_REAL_H */

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "async.h"
 #include "log.h"
 #include "real.h"
 #include "state.h"
@@ -134,6 +135,7 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct sdp_sock *s;
 	enum sdp_use use;
+	bool async;
 	int ret, err;
 
 	sdp_init();
@@ -146,7 +148,7 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_unlock();
 		return sdp_real.bind(fd, addr, len);
 	}
-	use = sdp_decide(SDP_ROLE_SERVER, addr, len);
+	use = sdp_decide(SDP_ROLE_SERVER, addr, len, &async);
 	if (use == SDP_USE_SDP) {
 		err = sdp_swap(fd, s, true);
 		if (err) {
@@ -156,6 +158,8 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 			return sdp_fail(-err);
 		}
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		if (async)
+			sdp_az_bind(fd);
 	}
 	ret = sdp_real.bind(fd, addr, len);
 	if (!ret) {
@@ -202,6 +206,7 @@ SDP_EXPORT int listen(int fd, int backlog)
 	struct sockaddr_storage any;
 	struct sdp_sock *s;
 	enum sdp_use use;
+	bool async;
 	int ret, err;
 
 	sdp_init();
@@ -222,7 +227,7 @@ SDP_EXPORT int listen(int fd, int backlog)
 			break;
 		}
 		use = sdp_decide(SDP_ROLE_SERVER, (struct sockaddr *)&any,
-				 sdp_any(s->domain, &any, 0));
+				 sdp_any(s->domain, &any, 0), &async);
 		if (use == SDP_USE_SDP) {
 			err = sdp_swap(fd, s, true);
 			if (err) {
@@ -230,6 +235,8 @@ SDP_EXPORT int listen(int fd, int backlog)
 				return sdp_fail(-err);
 			}
 			sdp_sock_set_state(s, SDP_SOCK_SDP);
+			if (async)
+				sdp_az_bind(fd);
 			ret = sdp_real.listen(fd, backlog);
 			break;
 		}
@@ -322,6 +329,7 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct sdp_sock *s;
 	enum sdp_use use;
+	bool async;
 	int err;
 
 	sdp_init();
@@ -337,7 +345,7 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
-	use = sdp_decide(SDP_ROLE_CLIENT, addr, len);
+	use = sdp_decide(SDP_ROLE_CLIENT, addr, len, &async);
 	sdp_sock_close_twin(s);	/* a server rule's, for a bind */
 	if (use == SDP_USE_TCP) {
 		sdp_sock_set_state(s, SDP_SOCK_TCP);
@@ -372,6 +380,8 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
+	if (async)
+		sdp_az_bind(fd);	/* TCP after all: harmless */
 	if (use == SDP_USE_SDP) {
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
 		sdp_unlock();
@@ -490,9 +500,9 @@ static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
 
 		sdp_real.close(twin);
 		errno = err;
-		return ret;
+		return sdp_az_accepted(ret);
 	}
-	return sdp_real.accept4(fd, addr, len, flags);
+	return sdp_az_accepted(sdp_real.accept4(fd, addr, len, flags));
 }
 
 SDP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -564,7 +574,7 @@ static bool sdp_close_twin_number(int fd)
 SDP_EXPORT int close(int fd)
 {
 	sdp_init();
-	if (sdp_close_twin_number(fd))
+	if (sdp_close_twin_number(fd) || sdp_az_fd(fd))
 		return sdp_fail(EBADF);
 	sdp_forget(fd);
 	return sdp_real.close(fd);
@@ -575,6 +585,8 @@ static int sdp_dup_target(int nfd)
 {
 	int err;
 
+	if (sdp_az_fd(nfd))
+		return sdp_az_evict(nfd);
 	if (!sdp_fd_noted(nfd))
 		return 0;
 	sdp_lock();
@@ -598,6 +610,8 @@ SDP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 		sdp_fds_closing(first, last);
 		sdp_unlock();
 	}
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		return sdp_az_close_range(first, last, flags);
 	return sdp_real.close_range(first, last, flags);
 }
 
@@ -609,6 +623,9 @@ SDP_EXPORT void closefrom(int lowfd)
 		sdp_fds_closing(lowfd, ~0U);
 		sdp_unlock();
 	}
+	if (lowfd >= 0 && sdp_real.close_range &&
+	    !sdp_az_close_range(lowfd, ~0U, 0))
+		return;
 	if (sdp_real.closefrom)
 		sdp_real.closefrom(lowfd);
 }

@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "real.h"
+#include "async.h"
 #include "state.h"
 
 #define SDP_SLOT_EPFD	0x1	/* an epoll descriptor with marks */
@@ -79,16 +80,19 @@ void sdp_unlock(void)
 static void sdp_atfork_prepare(void)
 {
 	sdp_lock();
+	sdp_az_fork_prepare();
 }
 
 static void sdp_atfork_parent(void)
 {
+	sdp_az_fork_parent();
 	sdp_unlock();
 }
 
 static void sdp_atfork_child(void)
 {
 	sdp_state_pid = getpid();
+	sdp_az_forked();
 	sdp_unlock();
 }
 
