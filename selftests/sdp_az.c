@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AZ-SDP seen from an unmodified program: a plain TCP program (AF_INET
+ * sockets, blocking sends) that rewrites its buffers as soon as a send
+ * returns.  Run under libsdp with a "use sdp" rule and LIBSDP_ASYNC=1,
+ * its sends return before the peer has read them; it must not be able to
+ * tell, except by speed.  The receiver (a thread of the same process)
+ * checks every byte.
+ *
+ *   sdp_az overwrite ADDR PORT
+ *	send(), write(), sendmsg() and writev() (with small iovecs around
+ *	the large one) of 256 KiB, 1 MiB and 16 MiB + 7 from offsets 0, 1
+ *	and 4095 into a page; the sender memset()s the buffer at once after
+ *	each call: the receiver sees only what was sent.
+ *   sdp_az kwrite ADDR PORT
+ *	the same overwrite done by the kernel on the program's behalf:
+ *	read() from a pipe, pread() of a file, an O_DIRECT pread() (where the
+ *	file system has it), recv() from another socket: each takes its
+ *	bytes whole (never EFAULT), and the receiver sees only what was sent.
+ *   sdp_az echo ADDR PORT
+ *	send 1 MiB, then recv() the peer's echo of it into the same buffer on
+ *	the same socket, 16 times: no deadlock, every byte right both ways.
+ *   sdp_az memops ADDR PORT
+ *	right after a send: free(), munmap(), realloc() to twice the size
+ *	(the data moves: mremap()), madvise(MADV_DONTNEED), mprotect() to
+ *	PROT_NONE and back, each followed by a write into what is left; the
+ *	receiver sees only what was sent.
+ *   sdp_az fork ADDR PORT
+ *	right after a send, fork(): the child writes its copy of the buffer
+ *	and exits; the parent writes its own; the receiver sees only what was
+ *	sent.
+ *   sdp_az close ADDR PORT
+ *	a child process sends 4 MiB and exits at once: the receiver gets all
+ *	of it, then the end.
+ * Each mode prints what it checked and exits 0 if all was right.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *addr;
+static int port;
+
+static int tcp_listener(int p)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p) };
+	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (l < 0 || bind(l, (void *)&a, sizeof(a)) || listen(l, 8)) {
+		perror("listener");
+		exit(KSFT_FAIL);
+	}
+	return l;
+}
+
+static int tcp_connector(int p)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p) };
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	if (c < 0 || connect(c, (void *)&a, sizeof(a))) {
+		perror("connect");
+		exit(KSFT_FAIL);
+	}
+	return c;
+}
+
+/* A connected pair: *@c the sender's end, *@s the receiver's. */
+static void tcp_pair(int p, int *c, int *s)
+{
+	int l = tcp_listener(p);
+
+	*c = tcp_connector(p);
+	*s = accept(l, NULL, NULL);
+	close(l);
+	if (*s < 0) {
+		perror("accept");
+		exit(KSFT_FAIL);
+	}
+}
+
+static ssize_t recv_full(int fd, unsigned char *p, size_t n)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = recv(fd, p + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return got ? (ssize_t)got : r;
+		got += r;
+	}
+	return got;
+}
+
+/* ---- the receiver: rounds of (size, byte) ---------------------------- */
+
+#define MAX_ROUNDS	64
+
+struct rx {
+	int fd;
+	int n;
+	size_t size[MAX_ROUNDS];
+	unsigned char pat[MAX_ROUNDS];
+	const char *name[MAX_ROUNDS];
+	bool eof;		/* the end must follow */
+	pthread_t t;
+};
+
+static void *rx_run(void *arg)
+{
+	struct rx *rx = arg;
+	unsigned char *got, c;
+	size_t k;
+	ssize_t r;
+	int i;
+
+	for (i = 0; i < rx->n; i++) {
+		got = malloc(rx->size[i]);
+		r = recv_full(rx->fd, got, rx->size[i]);
+		for (k = 0; r == (ssize_t)rx->size[i] && k < rx->size[i] &&
+		     got[k] == rx->pat[i]; k++)
+			;
+		CHECK(r == (ssize_t)rx->size[i] && k == rx->size[i],
+		      "%s: the receiver got only what was sent (%zu of %zu, first wrong '%c')",
+		      rx->name[i], k, rx->size[i],
+		      k < rx->size[i] && r > 0 ? got[k] : '-');
+		free(got);
+	}
+	if (rx->eof)
+		CHECK(recv(rx->fd, &c, 1, 0) == 0, "then the end");
+	return NULL;
+}
+
+static void rx_add(struct rx *rx, size_t size, unsigned char pat,
+		   const char *name)
+{
+	rx->size[rx->n] = size;
+	rx->pat[rx->n] = pat;
+	rx->name[rx->n] = name;
+	rx->n++;
+}
+
+/* ---- overwrite --------------------------------------------------------- */
+
+enum { BY_SEND, BY_WRITE, BY_SENDMSG, BY_WRITEV, NCALLS };
+static const char *const call_name[] = { "send", "write", "sendmsg",
+					 "writev" };
+
+/* Send @n bytes at @p by @how, all of them (the small iovecs around the
+ * large one carry the same byte).
+ */
+static int send_by(int fd, int how, unsigned char *p, size_t n)
+{
+	struct iovec iov[3];
+	struct msghdr m = { .msg_iov = iov };
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < n) {
+		size_t left = n - done;
+
+		switch (how) {
+		case BY_SEND:
+			r = send(fd, p + done, left, 0);
+			break;
+		case BY_WRITE:
+			r = write(fd, p + done, left);
+			break;
+		case BY_SENDMSG:
+			iov[0] = (struct iovec){ p + done, left };
+			m.msg_iovlen = 1;
+			r = sendmsg(fd, &m, 0);
+			break;
+		default:	/* 100 bytes, the rest but 100, 100 */
+			if (left > 200) {
+				iov[0] = (struct iovec){ p + done, 100 };
+				iov[1] = (struct iovec){ p + done + 100,
+							 left - 200 };
+				iov[2] = (struct iovec){ p + done + left - 100,
+							 100 };
+				r = writev(fd, iov, 3);
+			} else {
+				r = write(fd, p + done, left);
+			}
+			break;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += r;
+	}
+	return 0;
+}
+
+static char names[MAX_ROUNDS][64];
+
+static int run_overwrite(void)
+{
+	static const size_t sizes[] = { 256 << 10, 1 << 20, (16 << 20) + 7 };
+	static const size_t offs[] = { 0, 1, 4095 };
+	struct rx rx = { 0 };
+	unsigned char *buf, pat = 'A';
+	size_t si, oi, n;
+	int c, how;
+
+	tcp_pair(port, &c, &rx.fd);
+	for (how = 0; how < NCALLS; how++)
+		for (si = 0; si < 3; si++)
+			for (oi = 0; oi < 3; oi++, pat++) {
+				snprintf(names[rx.n], sizeof(names[0]),
+					 "%s of %zu at offset %zu",
+					 call_name[how], sizes[si], offs[oi]);
+				rx_add(&rx, sizes[si], pat, names[rx.n]);
+			}
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	buf = malloc((16 << 20) + 8192);
+	for (n = 0, pat = 'A', how = 0; how < NCALLS; how++)
+		for (si = 0; si < 3; si++)
+			for (oi = 0; oi < 3; oi++, pat++, n++) {
+				unsigned char *p = buf + offs[oi];
+
+				memset(p, pat, sizes[si]);
+				CHECK(!send_by(c, how, p, sizes[si]), "%s: sent",
+				      names[n]);
+				memset(p, 'x', sizes[si]);	/* ours again */
+			}
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	free(buf);
+	return check_exit();
+}
+
+/* ---- kwrite ------------------------------------------------------------ */
+
+#define KW	(1 << 20)
+
+/* The kernel writes @n bytes of 'y' into @p by @how; its result. */
+static ssize_t kernel_write(int how, unsigned char *p, size_t n, int other)
+{
+	static unsigned char src[KW] __attribute__((aligned(4096)));
+	char path[] = "/var/tmp/sdp_az.XXXXXX";
+	int fds[2], fd;
+	ssize_t r;
+
+	memset(src, 'y', sizeof(src));
+	switch (how) {
+	case 0:	/* read() from a pipe, which holds the bytes already */
+		if (pipe(fds))
+			return -1;
+		fcntl(fds[1], F_SETPIPE_SZ, (int)n);
+		if (write(fds[1], src, n) != (ssize_t)n)
+			return -1;
+		r = read(fds[0], p, n);
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	case 1:	/* pread() of a file; 2: the same, O_DIRECT */
+	case 2:
+		fd = mkstemp(path);
+		if (fd < 0 || write(fd, src, n) != (ssize_t)n)
+			return -1;
+		fsync(fd);
+		close(fd);
+		fd = open(path, O_RDONLY | (how == 2 ? O_DIRECT : 0));
+		unlink(path);
+		if (fd < 0)
+			return -2;	/* no O_DIRECT here */
+		r = pread(fd, p, n, 0);
+		if (r < 0 && how == 2 && errno == EINVAL)
+			r = -2;
+		close(fd);
+		return r;
+	default: /* recv() from another socket, which holds the bytes */
+		return recv_full(other, p, n);
+	}
+}
+
+static int run_kwrite(void)
+{
+	static const char *const how_name[] = {
+		"read() from a pipe", "pread() of a file",
+		"pread() with O_DIRECT", "recv() from another socket" };
+	struct rx rx = { 0 };
+	unsigned char *buf, *p;
+	int c, how, oc, os;
+	ssize_t r;
+
+	tcp_pair(port, &c, &rx.fd);
+	tcp_pair(port + 1, &oc, &os);
+	for (how = 0; how < 4; how++)
+		rx_add(&rx, KW, 'A' + how, how_name[how]);
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	buf = aligned_alloc(4096, KW + 4096);
+	for (how = 0; how < 4; how++) {
+		p = buf + (how == 2 ? 0 : 1);	/* O_DIRECT: aligned */
+		memset(p, 'A' + how, KW);
+		CHECK(!send_by(c, BY_SEND, p, KW), "%s: sent", how_name[how]);
+		if (how == 3) {
+			/* the other socket holds KW bytes of 'y' already */
+			unsigned char *o = malloc(KW);
+
+			memset(o, 'y', KW);
+			CHECK(!send_by(oc, BY_SEND, o, KW),
+			      "the other socket's bytes sent");
+			free(o);
+		}
+		r = kernel_write(how, p, KW, os);
+		if (r == -2) {
+			printf("# O_DIRECT: not on this file system\n");
+			memset(p, 'y', KW);
+			continue;
+		}
+		CHECK(r == KW, "%s into the buffer just sent: all of it (%zd, %s)",
+		      how_name[how], r, r < 0 ? errname(errno) : "0");
+		CHECK(r == KW && p[0] == 'y' && p[KW - 1] == 'y',
+		      "%s: the bytes are there", how_name[how]);
+	}
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	close(oc);
+	close(os);
+	return check_exit();
+}
+
+/* ---- echo -------------------------------------------------------------- */
+
+static void *echo_run(void *arg)
+{
+	int fd = *(int *)arg;
+	unsigned char *b = malloc(1 << 20);
+	ssize_t r;
+
+	while ((r = recv_full(fd, b, 1 << 20)) > 0)
+		if (send_by(fd, BY_SEND, b, r))
+			break;
+	free(b);
+	return NULL;
+}
+
+static int run_echo(void)
+{
+	enum { N = 1 << 20, ROUNDS = 16 };
+	unsigned char *buf = malloc(N);
+	int c, s, i;
+	size_t k;
+	pthread_t t;
+	ssize_t r;
+
+	tcp_pair(port, &c, &s);
+	pthread_create(&t, NULL, echo_run, &s);
+	for (i = 0; i < ROUNDS; i++) {
+		memset(buf, 'a' + i, N);
+		CHECK(!send_by(c, BY_SEND, buf, N), "round %d: sent", i);
+		/* into the buffer still in flight, on the same socket */
+		r = recv_full(c, buf, N);
+		for (k = 0; r == N && k < N && buf[k] == 'a' + i; k++)
+			;
+		CHECK(r == N && k == N, "round %d: the echo whole (%zu)", i, k);
+	}
+	shutdown(c, SHUT_WR);
+	pthread_join(t, NULL);
+	close(c);
+	close(s);
+	return check_exit();
+}
+
+/* ---- memops ------------------------------------------------------------ */
+
+#define MO	(2 << 20)
+
+static unsigned char *mo_map(unsigned char pat)
+{
+	unsigned char *p = mmap(NULL, MO, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(KSFT_FAIL);
+	}
+	memset(p, pat, MO);
+	return p;
+}
+
+static int run_memops(void)
+{
+	static const char *const ops[] = { "free()", "munmap()",
+		"realloc() to twice the size", "madvise(MADV_DONTNEED)",
+		"mprotect(PROT_NONE) and back" };
+	struct rx rx = { 0 };
+	unsigned char *p, *q;
+	int c, i;
+
+	tcp_pair(port, &c, &rx.fd);
+	for (i = 0; i < 5; i++)
+		rx_add(&rx, MO, 'A' + i, ops[i]);
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	for (i = 0; i < 5; i++) {
+		if (i == 0 || i == 2) {		/* malloc()ed: glibc mmap()s it */
+			p = malloc(MO);
+			memset(p, 'A' + i, MO);
+		} else {
+			p = mo_map('A' + i);
+		}
+		CHECK(!send_by(c, BY_SEND, p, MO), "%s: sent", ops[i]);
+		switch (i) {
+		case 0:
+			free(p);
+			q = malloc(MO);	/* likely the same address */
+			memset(q, 'x', MO);
+			free(q);
+			break;
+		case 1:
+			munmap(p, MO);
+			q = mo_map('x');
+			munmap(q, MO);
+			break;
+		case 2:
+			q = realloc(p, 2 * MO);
+			CHECK(q && q[0] == 'A' + i && q[MO - 1] == 'A' + i,
+			      "realloc(): the bytes moved along");
+			if (q)
+				memset(q, 'x', 2 * MO);
+			free(q);
+			break;
+		case 3:
+			madvise(p, MO, MADV_DONTNEED);
+			memset(p, 'x', MO);
+			munmap(p, MO);
+			break;
+		default:
+			CHECK(!mprotect(p, MO, PROT_NONE) &&
+			      !mprotect(p, MO, PROT_READ | PROT_WRITE),
+			      "mprotect() away and back");
+			memset(p, 'x', MO);
+			munmap(p, MO);
+			break;
+		}
+	}
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	return check_exit();
+}
+
+/* ---- fork, close ------------------------------------------------------- */
+
+static int run_fork(void)
+{
+	enum { N = 4 << 20 };
+	unsigned char *p = malloc(N);
+	struct rx rx = { 0 };
+	int c, st;
+	pid_t pid;
+
+	tcp_pair(port, &c, &rx.fd);
+	rx_add(&rx, N, 'F', "sent before fork()");
+	rx_add(&rx, N, 'G', "the parent's next send");
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	memset(p, 'F', N);
+	CHECK(!send_by(c, BY_SEND, p, N), "sent");
+	pid = fork();
+	if (!pid) {
+		memset(p, 'c', N);	/* the child's own copy */
+		_exit(p[N - 1] == 'c' ? 0 : 1);
+	}
+	memset(p, 'G', N);
+	CHECK(!send_by(c, BY_SEND, p, N), "the parent sends again");
+	memset(p, 'x', N);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the child wrote its copy and exited");
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	return check_exit();
+}
+
+static int run_close(void)
+{
+	enum { N = 4 << 20 };
+	struct rx rx = { .eof = true };
+	int c, st;
+	pid_t pid;
+
+	tcp_pair(port, &c, &rx.fd);
+	rx_add(&rx, N, 'E', "sent, then exit()");
+	pid = fork();
+	if (!pid) {
+		unsigned char *p = malloc(N);
+
+		memset(p, 'E', N);
+		if (send_by(c, BY_SEND, p, N))
+			_exit(1);
+		memset(p, 'x', N);
+		_exit(0);	/* close() and exit() at once */
+	}
+	close(c);
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the sender exited");
+	pthread_join(rx.t, NULL);
+	close(rx.fd);
+	return check_exit();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: sdp_az MODE ADDR PORT\n");
+		return KSFT_FAIL;
+	}
+	addr = argv[2];
+	port = atoi(argv[3]);
+	if (!strcmp(argv[1], "overwrite"))
+		return run_overwrite();
+	if (!strcmp(argv[1], "kwrite"))
+		return run_kwrite();
+	if (!strcmp(argv[1], "echo"))
+		return run_echo();
+	if (!strcmp(argv[1], "memops"))
+		return run_memops();
+	if (!strcmp(argv[1], "fork"))
+		return run_fork();
+	if (!strcmp(argv[1], "close"))
+		return run_close();
+	fprintf(stderr, "sdp_az: no mode %s\n", argv[1]);
+	return KSFT_FAIL;
+}
