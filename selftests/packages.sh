@@ -44,8 +44,8 @@ check_eq "ib-sdp-dkms: dkms.conf is the tree's" "$(cat "$SDP_REPO/dkms.conf")" \
 check_eq "ib-sdp-dkms: its postinst builds ib_sdp $ver" "DKMS_NAME=ib_sdp DKMS_VERSION=$ver" \
 	"$(dpkg-deb -I "$dkms" postinst | grep -E '^DKMS_(NAME|VERSION)=' | xargs)"
 
-check_eq "libsdp1: library, sdp_run, the rules, two man pages" \
-	"/etc/libsdp.conf /usr/bin/sdp_run /usr/lib/$multi/libsdp.so.1 /usr/share/man/man5/libsdp.conf.5.gz /usr/share/man/man8/sdp_run.8.gz" \
+check_eq "libsdp1: library, sdp_run, the rules, AZ-SDP's udev rule, two man pages" \
+	"/etc/libsdp.conf /usr/bin/sdp_run /usr/lib/$multi/libsdp.so.1 /usr/share/ib-sdp/60-sdp-userfaultfd.rules /usr/share/man/man5/libsdp.conf.5.gz /usr/share/man/man8/sdp_run.8.gz" \
 	"$(contents "$lib" | grep -v '/$' | grep -v /usr/share/doc/ | sort | xargs)"
 check_eq "libsdp1: /etc/libsdp.conf is a conffile" /etc/libsdp.conf \
 	"$(dpkg-deb -I "$lib" conffiles)"

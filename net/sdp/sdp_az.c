@@ -331,12 +331,11 @@ int sdp_az_begin(struct sdp_sock *ssk, struct msghdr *msg,
 
 /**
  * sdp_az_prepare - may the op's range go asynchronously?
- * @ssk: the socket, locked, connected
  * @op: the op
- * @s: the send's state: if so, @s->uarg is the op's and @s->az set
+ * @s: the send's state (its socket locked, connected): if so, @s->uarg
+ *	is the op's and @s->az set
  */
-void sdp_az_prepare(struct sdp_sock *ssk, struct sdp_az_op *op,
-		    struct sdp_send *s)
+void sdp_az_prepare(struct sdp_az_op *op, struct sdp_send *s)
 {
 	if (s->uarg || !s->timeo || (s->flags & MSG_OOB))
 		op->reason = SDP_AZ_SYNC_OTHER;

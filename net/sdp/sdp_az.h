@@ -17,8 +17,7 @@ extern const struct file_operations sdp_az_fops;
 
 int sdp_az_begin(struct sdp_sock *ssk, struct msghdr *msg,
 		 struct sdp_az_op **opp);
-void sdp_az_prepare(struct sdp_sock *ssk, struct sdp_az_op *op,
-		    struct sdp_send *s);
+void sdp_az_prepare(struct sdp_az_op *op, struct sdp_send *s);
 bool sdp_az_covers(struct sdp_send *s, struct msghdr *msg);
 void sdp_az_end(struct sdp_sock *ssk, struct sdp_az_op *op, bool async);
 int sdp_az_recv_wait(struct sock *sk, struct msghdr *msg);

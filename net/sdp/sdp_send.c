@@ -192,7 +192,7 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		s.no_zc = !uarg_to_msgzc(s.uarg)->zerocopy;
 	}
 	if (az)
-		sdp_az_prepare(ssk, az, &s);
+		sdp_az_prepare(az, &s);
 	ssk->more = !!(s.flags & MSG_MORE);
 	/* the connection made while we waited, if we did */
 	err = ssk->tp->sendmsg(ssk, msg, &s);
