@@ -219,6 +219,50 @@ static void test_first_match(void)
 	sdp_config_free(narrow);
 }
 
+/* "async": AZ-SDP for the sockets a rule gives (sdp, both; not tcp). */
+static void test_async(void)
+{
+	struct sdp_config *a;
+	const struct sockaddr *sa1;
+	socklen_t len;
+	bool async;
+
+	cap_start();
+	a = parse("use sdp async client * 10.0.0.1:*\n"
+		  "use both async server * *:80\n"
+		  "use sdp client * *:*\n");
+	CHECK(sdp_config_rule_count(a) == 3, "async: three rules load");
+	CHECK(cap_errors() == 0, "async: no errors reported");
+	CHECK(sdp_config_may_async(a), "async: some rule says async");
+	EXPECT(a, C, "p", "10.0.0.1", 5, SDP);
+	EXPECT(a, S, "p", "10.0.0.1", 80, BOTH);
+	sa1 = sa("10.0.0.1", 5, &len);
+	async = false;
+	CHECK(sdp_config_lookup_async(a, C, "p", sa1, len, &async) == SDP &&
+	      async, "async: the client rule's async");
+	sa1 = sa("10.0.0.2", 5, &len);
+	async = true;
+	CHECK(sdp_config_lookup_async(a, C, "p", sa1, len, &async) == SDP &&
+	      !async, "async: a rule without it");
+	sdp_config_free(a);
+
+	a = parse("use sdp client * *:*\n");
+	CHECK(!sdp_config_may_async(a), "async: no rule says async");
+	sdp_config_free(a);
+
+	cap_start();
+	a = parse("use tcp async client * *:*\n");
+	CHECK(sdp_config_rule_count(a) == 0 && cap_errors() == 1,
+	      "async: refused after tcp");
+	sdp_config_free(a);
+	cap_start();
+	a = parse("use sdp async client *\n");
+	CHECK(sdp_config_rule_count(a) == 0 && cap_errors() == 1,
+	      "async: a missing field still reported");
+	sdp_config_free(a);
+	sdp_log_reset();
+}
+
 static void test_program(void)
 {
 	struct sdp_config *cfg;
@@ -808,6 +852,7 @@ int main(void)
 	test_forms();
 	test_roles();
 	test_first_match();
+	test_async();
 	test_program();
 	test_ipv4();
 	test_ipv6();
