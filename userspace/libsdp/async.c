@@ -104,15 +104,36 @@ static void az_unlock(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* Write-protect (@wp) or release [addr, addr + len); 0 or an errno. */
+static void az_uffd_drain(void);
+
+/* Under az_mu: write-protect (@wp) or release [addr, addr + len); 0 or
+ * an errno.  The kernel refuses either (EAGAIN) while an mremap()'s event
+ * is unread: a release must not fail so, or a writer waiting on those
+ * pages would wait for ever, so it reads the events and tries again.
+ */
 static int az_protect(uintptr_t addr, size_t len, bool wp)
 {
 	struct uffdio_writeprotect w = {
 		.range = { .start = addr, .len = len },
 		.mode = wp ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
 	};
+	static int depth;
+	int i, err = 0;
 
-	return sdp_real.ioctl(az_uffd, UFFDIO_WRITEPROTECT, &w) ? errno : 0;
+	for (i = 0; i < 1000; i++) {
+		if (!sdp_real.ioctl(az_uffd, UFFDIO_WRITEPROTECT, &w))
+			return 0;
+		err = errno;
+		if (err != EAGAIN || wp || depth)
+			break;
+		depth++;
+		az_uffd_drain();
+		depth--;
+	}
+	if (!wp && err != ENOENT)	/* (unmapped since: nothing to do) */
+		sdp_log(SDP_LOG_ERR, "async: cannot unprotect %#lx+%zu: %s",
+			(unsigned long)addr, len, strerror(err));
+	return err;
 }
 
 /* Under az_mu: does an op other than @skip cover the page at @a? */
@@ -229,17 +250,15 @@ full:
 	sdp_log(SDP_LOG_ERR, "async: a send's buffer moved in too many pieces");
 }
 
-/* The userfaultfd's messages. */
-static void az_uffd_events(void)
+/* Under az_mu: the userfaultfd's messages, all that are there. */
+static void az_uffd_drain(void)
 {
 	struct uffd_msg msgs[16];
 	uintptr_t a;
-	sigset_t old;
 	ssize_t n;
 	int i;
 
 	while ((n = read(az_uffd, msgs, sizeof(msgs))) > 0) {
-		az_lock(&old);
 		for (i = 0; i < n / (ssize_t)sizeof(msgs[0]); i++) {
 			if (msgs[i].event == UFFD_EVENT_REMAP) {
 				az_remap(msgs[i].arg.remap.from,
@@ -256,8 +275,16 @@ static void az_uffd_events(void)
 				az_protect(a, az_page, false);
 			}
 		}
-		az_unlock(&old);
 	}
+}
+
+static void az_uffd_events(void)
+{
+	sigset_t old;
+
+	az_lock(&old);
+	az_uffd_drain();
+	az_unlock(&old);
 }
 
 static void *az_monitor(void *arg)
