@@ -114,7 +114,8 @@ fuzz:
 # READ, WRITE), TCP and rsockets, 64 B to 4 MiB, 1 and 8 streams, CPU per
 # GB, in one VM and between two, over rxe and siw, tables and plots in
 # build/bench/ (ROUNDS, SECS, WHERE=one|two|both, DEVS=rxe|siw|both);
-# testbed/bench-local: same-host connections against TCP and AF_UNIX.
+# testbed/bench-local: same-host connections against TCP and AF_UNIX;
+# testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy.
 ROUNDS ?= 5
 SECS ?= 2
 WHERE ?= both
@@ -124,6 +125,7 @@ bench:
 	$(MAKE) all
 	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
 	testbed/bench-local $(ROUNDS)
+	testbed/bench-az $(SECS)
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
 # two VMs (testbed/bench-apps, which installs nginx and ab itself), ZCopy against BCopy and RDMA READ

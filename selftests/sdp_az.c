@@ -32,6 +32,13 @@
  *   sdp_az close ADDR PORT
  *	a child process sends 4 MiB and exits at once: the receiver gets all
  *	of it, then the end.
+ *   sdp_az bench ADDR PORT SIZE COMPUTE_US SECONDS [TOUCH]
+ *	for testbed/bench-az, not a test: a child process receives; the
+ *	parent sends SIZE bytes from one buffer, then computes for
+ *	COMPUTE_US microseconds, for SECONDS; with TOUCH n > 0 it writes a
+ *	byte of the buffer after every n sends (the fault window).  Prints
+ *	"MB/s send_us cpu_s_per_GB": throughput, the mean time a send call
+ *	took, and the sender's CPU time per GB.
  * Each mode prints what it checked and exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -49,6 +56,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -527,6 +535,75 @@ static int run_close(void)
 	return check_exit();
 }
 
+/* ---- bench ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Busy for @us microseconds: the program's computation. */
+static void compute(double us)
+{
+	double end = now_s() + us / 1e6;
+	volatile unsigned long x = 0;
+
+	while (now_s() < end)
+		x++;
+}
+
+static int run_bench(size_t size, double us, double secs, int touch)
+{
+	unsigned char *buf = aligned_alloc(4096, size);
+	double t0, t1, c0, sent_s = 0, mb;
+	unsigned long n = 0;
+	int c, s, st;
+	pid_t pid;
+
+	tcp_pair(port, &c, &s);
+	pid = fork();
+	if (!pid) {	/* the receiver */
+		unsigned char *r = malloc(1 << 20);
+
+		close(c);
+		while (recv(s, r, 1 << 20, 0) > 0)
+			;
+		_exit(0);
+	}
+	close(s);
+	memset(buf, 'b', size);
+	t0 = now_s();
+	c0 = cpu_s();
+	while ((t1 = now_s()) - t0 < secs) {
+		if (send_by(c, BY_SEND, buf, size))
+			return KSFT_FAIL;
+		sent_s += now_s() - t1;
+		n++;
+		if (touch && !(n % touch))
+			buf[n % size] = 'c';	/* waits if still in flight */
+		if (us > 0)
+			compute(us);
+	}
+	mb = (double)n * size / 1e6;
+	printf("%.1f %.1f %.3f\n", mb / (now_s() - t0), sent_s / n * 1e6,
+	       (cpu_s() - c0) / (mb / 1e3));
+	shutdown(c, SHUT_WR);
+	waitpid(pid, &st, 0);
+	close(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -547,6 +624,9 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (!strcmp(argv[1], "close"))
 		return run_close();
+	if (!strcmp(argv[1], "bench") && argc >= 7)
+		return run_bench(strtoul(argv[4], NULL, 0), atof(argv[5]),
+				 atof(argv[6]), argc > 7 ? atoi(argv[7]) : 0);
 	fprintf(stderr, "sdp_az: no mode %s\n", argv[1]);
 	return KSFT_FAIL;
 }
