@@ -11,6 +11,10 @@
 #    parent: the receiver sees only what was sent;
 #  - a receive into a buffer still in flight, on the same socket: no
 #    deadlock; a sender that exits at once: every byte, then the end;
+#    SO_LINGER {1,0} right after a send: the buffer is free again; a
+#    signal every millisecond; a receiver that reads nothing for 5 s;
+#    four threads sending random sizes at random offsets, every byte
+#    checked;
 #  - the sends did go asynchronously (AzSends), and without LIBSDP_ASYNC
 #    or as an unprivileged user (no userfaultfd) they stay synchronous,
 #    with the same results;
@@ -34,7 +38,7 @@ az() {	# mode port [env...]: run one sdp_az mode under libsdp
 	return $rc
 }
 
-for m in overwrite kwrite echo memops fork close; do
+for m in overwrite kwrite echo memops fork close linger signals noread stress; do
 	sends=$(sdp_stat AzSends) perr=$(sdp_stat ProtoErrors)
 	az "$m" 8300 LIBSDP_ASYNC=1
 	check_eq "sdp_az $m, asynchronous" 0 "$?"
@@ -44,6 +48,7 @@ for m in overwrite kwrite echo memops fork close; do
 done
 check "a receive waited for a send in flight (echo)" \
 	test "$(sdp_stat AzRecvWaits)" -gt 0
+check_eq "nothing left in flight: no page held" 0 "$(sdp_stat ZcopyPageRefs)"
 
 # the controls: synchronous, the same answers
 sends=$(sdp_stat AzSends)

@@ -32,6 +32,21 @@
  *   sdp_az close ADDR PORT
  *	a child process sends 4 MiB and exits at once: the receiver gets all
  *	of it, then the end.
+ *   sdp_az linger ADDR PORT
+ *	send 4 MiB, then close() with SO_LINGER {1,0} at once: the reset
+ *	ends the transfer, and the buffer is the program's again within
+ *	seconds (a write into it returns).
+ *   sdp_az signals ADDR PORT
+ *	64 sends of 1 MiB, each overwritten at once, while a timer signal
+ *	(no SA_RESTART) comes every millisecond: every byte right.
+ *   sdp_az noread ADDR PORT
+ *	the receiver reads nothing for 5 s while the sender sends 4 x 4 MiB,
+ *	overwriting each buffer at once (a write waits while its pages are
+ *	still in flight); then it reads: every byte right, no hang.
+ *   sdp_az stress ADDR PORT [SECONDS]
+ *	4 threads, each on its own connection, send sizes from 1 byte to
+ *	4 MiB at random offsets and overwrite at once or a moment later,
+ *	for SECONDS (20); the receivers check every byte.
  *   sdp_az bench ADDR PORT SIZE COMPUTE_US SECONDS [TOUCH]
  *	for testbed/bench-az, not a test: a child process receives; the
  *	parent sends SIZE bytes from one buffer, then computes for
@@ -52,7 +67,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -119,6 +136,22 @@ static ssize_t recv_full(int fd, unsigned char *p, size_t n)
 		got += r;
 	}
 	return got;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* ---- the receiver: rounds of (size, byte) ---------------------------- */
@@ -535,23 +568,191 @@ static int run_close(void)
 	return check_exit();
 }
 
+/* ---- linger, signals, noread ----------------------------------------- */
+
+static int run_linger(void)
+{
+	enum { N = 4 << 20 };
+	struct linger lg = { 1, 0 };
+	unsigned char *p = malloc(N), *r = malloc(N);
+	int c, s;
+
+	tcp_pair(port, &c, &s);
+	memset(p, 'L', N);
+	CHECK(!send_by(c, BY_SEND, p, N), "sent 4 MiB");
+	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(c);
+	alarm(30);	/* a write that waited for ever fails the test */
+	memset(p, 'x', N);
+	alarm(0);
+	CHECK(1, "after the reset, the buffer is the program's again");
+	CHECK(recv_full(s, r, N) < N, "the receiver got a reset, not all");
+	close(s);
+	return check_exit();
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int run_signals(void)
+{
+	enum { N = 1 << 20, ROUNDS = 64 };
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no restart */
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	unsigned char *p = malloc(N);
+	struct rx rx = { 0 };
+	int c, i;
+
+	tcp_pair(port, &c, &rx.fd);
+	for (i = 0; i < ROUNDS; i++)
+		rx_add(&rx, N, 'a' + i % 26, "a send under a signal storm");
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < ROUNDS; i++) {
+		memset(p, 'a' + i % 26, N);
+		if (send_by(c, BY_SEND, p, N))
+			break;
+		memset(p, 'x', N);
+	}
+	CHECK(i == ROUNDS, "all %d sends made (%d)", ROUNDS, i);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	return check_exit();
+}
+
+static void *rx_late(void *arg)
+{
+	sleep(5);
+	return rx_run(arg);
+}
+
+static int run_noread(void)
+{
+	enum { N = 4 << 20 };
+	unsigned char *p = malloc(N);
+	struct rx rx = { 0 };
+	int c, i;
+
+	tcp_pair(port, &c, &rx.fd);
+	for (i = 0; i < 4; i++)
+		rx_add(&rx, N, 'n' + i, "sent while the receiver slept");
+	pthread_create(&rx.t, NULL, rx_late, &rx);
+	for (i = 0; i < 4; i++) {
+		memset(p, 'n' + i, N);
+		CHECK(!send_by(c, BY_SEND, p, N), "send %d", i);
+		memset(p, 'x', N);
+	}
+	pthread_join(rx.t, NULL);
+	close(c);
+	close(rx.fd);
+	return check_exit();
+}
+
+/* ---- stress ----------------------------------------------------------- */
+
+#define ST_THREADS	4
+#define ST_MAX		(4 << 20)
+
+struct st {
+	int id, c, s;
+	double end;
+	unsigned long rounds, bad;
+	unsigned int seed;
+};
+
+/* The stream of one thread: rounds of (size, byte), the same for both
+ * ends (a seeded generator each).
+ */
+static size_t st_size(unsigned int *seed)
+{
+	static const size_t sizes[] = { 1, 4095, 65536, 262144 + 5,
+					1 << 20, (1 << 20) + 4097, ST_MAX };
+
+	return sizes[rand_r(seed) % 7];
+}
+
+static void *st_recv(void *arg)
+{
+	struct st *t = arg;
+	unsigned char *r = malloc(ST_MAX);
+	unsigned int seed = t->seed;
+	unsigned long i;
+	size_t n, k;
+
+	for (i = 0;; i++) {
+		n = st_size(&seed);
+		rand_r(&seed);	/* the sender's offset and timing */
+		if (recv_full(t->s, r, n) != (ssize_t)n)
+			break;
+		for (k = 0; k < n; k++)
+			if (r[k] != (unsigned char)(t->id * 64 + i))
+				break;
+		if (k < n)
+			t->bad++;
+	}
+	free(r);
+	return NULL;
+}
+
+static void *st_send(void *arg)
+{
+	struct st *t = arg;
+	unsigned char *b = malloc(ST_MAX + 8192);
+	unsigned int seed = t->seed, x;
+	unsigned long i;
+	size_t n, off;
+
+	for (i = 0; now_s() < t->end; i++) {
+		n = st_size(&seed);
+		x = rand_r(&seed);
+		off = x % 4096;
+		memset(b + off, (unsigned char)(t->id * 64 + i), n);
+		if (send_by(t->c, (int)(x >> 12) % NCALLS, b + off, n))
+			break;
+		if (x & 0x100000)
+			usleep(x % 2000);	/* a moment later */
+		memset(b + off, 'x', n);
+	}
+	t->rounds = i;
+	shutdown(t->c, SHUT_WR);
+	free(b);
+	return NULL;
+}
+
+static int run_stress(double secs)
+{
+	struct st t[ST_THREADS];
+	pthread_t ts[ST_THREADS], tr[ST_THREADS];
+	unsigned long rounds = 0, bad = 0;
+	int i;
+
+	for (i = 0; i < ST_THREADS; i++) {
+		t[i] = (struct st){ .id = i, .seed = 1234 + i,
+				    .end = now_s() + secs };
+		tcp_pair(port + i, &t[i].c, &t[i].s);
+		pthread_create(&tr[i], NULL, st_recv, &t[i]);
+		pthread_create(&ts[i], NULL, st_send, &t[i]);
+	}
+	for (i = 0; i < ST_THREADS; i++) {
+		pthread_join(ts[i], NULL);
+		pthread_join(tr[i], NULL);
+		rounds += t[i].rounds;
+		bad += t[i].bad;
+		close(t[i].c);
+		close(t[i].s);
+	}
+	CHECK(rounds > 0, "stress: %lu sends in all", rounds);
+	CHECK(!bad, "stress: every byte as sent (%lu rounds wrong)", bad);
+	return check_exit();
+}
+
 /* ---- bench ------------------------------------------------------------ */
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Busy for @us microseconds: the program's computation. */
 static void compute(double us)
@@ -624,6 +825,14 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (!strcmp(argv[1], "close"))
 		return run_close();
+	if (!strcmp(argv[1], "linger"))
+		return run_linger();
+	if (!strcmp(argv[1], "signals"))
+		return run_signals();
+	if (!strcmp(argv[1], "noread"))
+		return run_noread();
+	if (!strcmp(argv[1], "stress"))
+		return run_stress(argc > 4 ? atof(argv[4]) : 20);
 	if (!strcmp(argv[1], "bench") && argc >= 7)
 		return run_bench(strtoul(argv[4], NULL, 0), atof(argv[5]),
 				 atof(argv[6]), argc > 7 ? atoi(argv[7]) : 0);
