@@ -556,8 +556,7 @@ static int run_close(void)
 		memset(p, 'E', N);
 		if (send_by(c, BY_SEND, p, N))
 			_exit(1);
-		memset(p, 'x', N);
-		_exit(0);	/* close() and exit() at once */
+		_exit(0);	/* close() and exit() at once, in flight */
 	}
 	close(c);
 	pthread_create(&rx.t, NULL, rx_run, &rx);
