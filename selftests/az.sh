@@ -6,7 +6,7 @@
 #  - by its own stores, after send(), write(), sendmsg(), writev() of
 #    256 KiB, 1 MiB and 16 MiB + 7 at offsets 0, 1 and 4095; by the
 #    kernel on its behalf (read() from a pipe, pread(), O_DIRECT, recv()
-#    from another socket: no EFAULT); after free(), munmap(), realloc(),
+#    from another socket, io_uring: no EFAULT); after free(), munmap(), realloc(),
 #    MADV_DONTNEED, mprotect(); after fork(), in the child and the
 #    parent: the receiver sees only what was sent;
 #  - a receive into a buffer still in flight, on the same socket: no

@@ -15,7 +15,8 @@
  *   sdp_az kwrite ADDR PORT
  *	the same overwrite done by the kernel on the program's behalf:
  *	read() from a pipe, pread() of a file, an O_DIRECT pread() (where the
- *	file system has it), recv() from another socket: each takes its
+ *	file system has it), recv() from another socket, an io_uring READ:
+ *	each takes its
  *	bytes whole (never EFAULT), and the receiver sees only what was sent.
  *   sdp_az echo ADDR PORT
  *	send 1 MiB, then recv() the peer's echo of it into the same buffer on
@@ -60,6 +61,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -298,6 +300,24 @@ static int run_overwrite(void)
 
 #define KW	(1 << 20)
 
+#define KW_WAYS	5
+
+/* One IORING_OP_READ of @n bytes of @fd into @p: its result. */
+static ssize_t uring_read(int fd, unsigned char *p, size_t n)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	ssize_t r;
+
+	if (io_uring_queue_init(4, &ring, 0))
+		return -1;
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, p, n, 0);
+	io_uring_submit(&ring);
+	r = io_uring_wait_cqe(&ring, &cqe) ? -1 : cqe->res;
+	io_uring_queue_exit(&ring);
+	return r;
+}
+
 /* The kernel writes @n bytes of 'y' into @p by @how; its result. */
 static ssize_t kernel_write(int how, unsigned char *p, size_t n, int other)
 {
@@ -334,8 +354,16 @@ static ssize_t kernel_write(int how, unsigned char *p, size_t n, int other)
 			r = -2;
 		close(fd);
 		return r;
-	default: /* recv() from another socket, which holds the bytes */
+	case 3: /* recv() from another socket, which holds the bytes */
 		return recv_full(other, p, n);
+	default: /* an io_uring READ of a file */
+		fd = mkstemp(path);
+		if (fd < 0 || write(fd, src, n) != (ssize_t)n)
+			return -1;
+		unlink(path);
+		r = uring_read(fd, p, n);
+		close(fd);
+		return r;
 	}
 }
 
@@ -343,7 +371,8 @@ static int run_kwrite(void)
 {
 	static const char *const how_name[] = {
 		"read() from a pipe", "pread() of a file",
-		"pread() with O_DIRECT", "recv() from another socket" };
+		"pread() with O_DIRECT", "recv() from another socket",
+		"an io_uring READ of a file" };
 	struct rx rx = { 0 };
 	unsigned char *buf, *p;
 	int c, how, oc, os;
@@ -351,11 +380,11 @@ static int run_kwrite(void)
 
 	tcp_pair(port, &c, &rx.fd);
 	tcp_pair(port + 1, &oc, &os);
-	for (how = 0; how < 4; how++)
+	for (how = 0; how < KW_WAYS; how++)
 		rx_add(&rx, KW, 'A' + how, how_name[how]);
 	pthread_create(&rx.t, NULL, rx_run, &rx);
 	buf = aligned_alloc(4096, KW + 4096);
-	for (how = 0; how < 4; how++) {
+	for (how = 0; how < KW_WAYS; how++) {
 		p = buf + (how == 2 ? 0 : 1);	/* O_DIRECT: aligned */
 		memset(p, 'A' + how, KW);
 		CHECK(!send_by(c, BY_SEND, p, KW), "%s: sent", how_name[how]);
