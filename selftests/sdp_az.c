@@ -55,6 +55,8 @@
  *	byte of the buffer after every n sends (the fault window).  Prints
  *	"MB/s send_us cpu_s_per_GB": throughput, the mean time a send call
  *	took, and the sender's CPU time per GB.
+ * SDP_AZ_ROLE=send or recv in the environment runs one end of overwrite
+ * or stress, for two hosts (ADDR the receiver's).
  * Each mode prints what it checked and exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -110,12 +112,42 @@ static int tcp_connector(int p)
 	return c;
 }
 
-/* A connected pair: *@c the sender's end, *@s the receiver's. */
+/* SDP_AZ_ROLE=send or recv: this process is one end of the modes that
+ * run between two hosts (overwrite, stress), ADDR the receiver's.
+ */
+enum { BOTH_ENDS, SEND_END, RECV_END } role;
+
+/* A connected pair: *@c the sender's end, *@s the receiver's (-1 for
+ * the end another host has).
+ */
 static void tcp_pair(int p, int *c, int *s)
 {
-	int l = tcp_listener(p);
+	int l = -1, i;
 
-	*c = tcp_connector(p);
+	*c = *s = -1;
+	if (role != SEND_END)
+		l = tcp_listener(p);
+	if (role == SEND_END) {
+		for (i = 0; i < 300 && *c < 0; i++) {	/* until it listens */
+			struct sockaddr_in a = { .sin_family = AF_INET,
+						 .sin_port = htons(p) };
+
+			*c = socket(AF_INET, SOCK_STREAM, 0);
+			inet_pton(AF_INET, addr, &a.sin_addr);
+			if (connect(*c, (void *)&a, sizeof(a))) {
+				close(*c);
+				*c = -1;
+				usleep(100000);
+			}
+		}
+		if (*c < 0) {
+			perror("connect");
+			exit(KSFT_FAIL);
+		}
+		return;
+	}
+	if (role == BOTH_ENDS)
+		*c = tcp_connector(p);
 	*s = accept(l, NULL, NULL);
 	close(l);
 	if (*s < 0) {
@@ -277,9 +309,10 @@ static int run_overwrite(void)
 					 call_name[how], sizes[si], offs[oi]);
 				rx_add(&rx, sizes[si], pat, names[rx.n]);
 			}
-	pthread_create(&rx.t, NULL, rx_run, &rx);
+	if (role != SEND_END)
+		pthread_create(&rx.t, NULL, rx_run, &rx);
 	buf = malloc((16 << 20) + 8192);
-	for (n = 0, pat = 'A', how = 0; how < NCALLS; how++)
+	for (n = 0, pat = 'A', how = 0; role != RECV_END && how < NCALLS; how++)
 		for (si = 0; si < 3; si++)
 			for (oi = 0; oi < 3; oi++, pat++, n++) {
 				unsigned char *p = buf + offs[oi];
@@ -289,7 +322,8 @@ static int run_overwrite(void)
 				      names[n]);
 				memset(p, 'x', sizes[si]);	/* ours again */
 			}
-	pthread_join(rx.t, NULL);
+	if (role != SEND_END)
+		pthread_join(rx.t, NULL);
 	close(c);
 	close(rx.fd);
 	free(buf);
@@ -764,18 +798,23 @@ static int run_stress(double secs)
 		t[i] = (struct st){ .id = i, .seed = 1234 + i,
 				    .end = now_s() + secs };
 		tcp_pair(port + i, &t[i].c, &t[i].s);
-		pthread_create(&tr[i], NULL, st_recv, &t[i]);
-		pthread_create(&ts[i], NULL, st_send, &t[i]);
+		if (role != SEND_END)
+			pthread_create(&tr[i], NULL, st_recv, &t[i]);
+		if (role != RECV_END)
+			pthread_create(&ts[i], NULL, st_send, &t[i]);
 	}
 	for (i = 0; i < ST_THREADS; i++) {
-		pthread_join(ts[i], NULL);
-		pthread_join(tr[i], NULL);
+		if (role != RECV_END)
+			pthread_join(ts[i], NULL);
+		if (role != SEND_END)
+			pthread_join(tr[i], NULL);
 		rounds += t[i].rounds;
 		bad += t[i].bad;
 		close(t[i].c);
 		close(t[i].s);
 	}
-	CHECK(rounds > 0, "stress: %lu sends in all", rounds);
+	if (role != RECV_END)
+		CHECK(rounds > 0, "stress: %lu sends in all", rounds);
 	CHECK(!bad, "stress: every byte as sent (%lu rounds wrong)", bad);
 	return check_exit();
 }
@@ -841,6 +880,9 @@ int main(int argc, char **argv)
 	}
 	addr = argv[2];
 	port = atoi(argv[3]);
+	if (getenv("SDP_AZ_ROLE"))
+		role = !strcmp(getenv("SDP_AZ_ROLE"), "send") ? SEND_END :
+		       RECV_END;
 	if (!strcmp(argv[1], "overwrite"))
 		return run_overwrite();
 	if (!strcmp(argv[1], "kwrite"))
