@@ -276,7 +276,7 @@ static int sdp_az_cmsg(struct msghdr *msg, struct sdp_az_send *req)
 static struct sdp_az_op *sdp_az_op_new(struct sdp_az_chan *chan,
 				       const struct sdp_az_send *req)
 {
-	struct sdp_az_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+	struct sdp_az_op *op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 	unsigned long flags;
 
 	if (!op)
