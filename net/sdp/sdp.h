@@ -799,6 +799,8 @@ enum sdp_mib_field {
 	SDP_MIB_AZ_SYNC_BUDGET,
 	SDP_MIB_AZ_SYNC_OTHER,
 	SDP_MIB_AZ_RECV_WAITS,
+	SDP_MIB_AZ_FAULTS,		/* reported by libsdp */
+	SDP_MIB_AZ_SYNC_FAULTS,		/* reported by libsdp */
 	SDP_MIB_MAX
 };
 

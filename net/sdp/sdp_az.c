@@ -47,6 +47,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -648,6 +649,21 @@ static int sdp_az_vma(struct sdp_az_chan *chan, struct sdp_az_vma __user *uarg)
 	return err;
 }
 
+/* SDP_AZ_IOC_COUNT: what libsdp saw, into the counters of the caller's
+ * namespace.
+ */
+static int sdp_az_count(struct sdp_az_count __user *uarg)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct sdp_az_count c;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	SDP_ADD_STATS(net, SDP_MIB_AZ_FAULTS, c.faults);
+	SDP_ADD_STATS(net, SDP_MIB_AZ_SYNC_FAULTS, c.fault_syncs);
+	return 0;
+}
+
 static long sdp_az_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -660,6 +676,8 @@ static long sdp_az_ioctl(struct file *file, unsigned int cmd,
 		return sdp_az_attach(chan, (void __user *)arg);
 	case SDP_AZ_IOC_VMA:
 		return sdp_az_vma(chan, (void __user *)arg);
+	case SDP_AZ_IOC_COUNT:
+		return sdp_az_count((void __user *)arg);
 	}
 	return -ENOTTY;
 }

@@ -98,6 +98,8 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_AZ_SYNC_BUDGET]	= "AzSyncBudget",
 	[SDP_MIB_AZ_SYNC_OTHER]		= "AzSyncOther",
 	[SDP_MIB_AZ_RECV_WAITS]		= "AzRecvWaits",
+	[SDP_MIB_AZ_FAULTS]		= "AzFaults",
+	[SDP_MIB_AZ_SYNC_FAULTS]	= "AzSyncFaults",
 };
 
 /* Counter @i of @net, summed over the CPUs. */

@@ -70,8 +70,25 @@ struct az_ext {
 
 struct az_op {
 	uint64_t cookie;	/* 0: free */
+	int fd;			/* the socket it went on */
+	bool faulted;		/* a write waited for it */
 	int next;		/* extents used */
 	struct az_ext ext[AZ_EXTS];
+};
+
+/* The paper's fallback, made adaptive: a socket whose program keeps
+ * writing into its buffers in flight (more than one send in AZ_FAULTY
+ * waited for) sends synchronously for the next AZ_SYNC_RUN sends, then
+ * tries again.  By descriptor number (modulo the table: a collision
+ * only mixes two sockets' figures).
+ */
+#define AZ_WINDOW	64
+#define AZ_FAULTY	4
+#define AZ_SYNC_RUN	512
+#define AZ_FDS		1024
+
+struct az_fdstat {
+	unsigned int sends, faults, sync_left;
 };
 
 enum az_state { AZ_UNTRIED, AZ_ON, AZ_FAILED };
@@ -87,7 +104,9 @@ static int az_uffd = -1, az_chan = -1;
 static struct az_op az_ops[AZ_OPS];
 static uint64_t az_cookie;
 static size_t az_page;
-static unsigned long az_faults, az_stale;
+static unsigned long az_stale;
+static struct az_fdstat az_fds[AZ_FDS];
+static struct sdp_az_count az_count;	/* not reported yet */
 
 static void az_lock(sigset_t *old)
 {
@@ -136,10 +155,10 @@ static int az_protect(uintptr_t addr, size_t len, bool wp)
 	return err;
 }
 
-/* Under az_mu: does an op other than @skip cover the page at @a? */
-static bool az_covered(uintptr_t a, const struct az_op *skip)
+/* Under az_mu: an op other than @skip that covers the page at @a. */
+static struct az_op *az_covering_but(uintptr_t a, const struct az_op *skip)
 {
-	const struct az_op *op;
+	struct az_op *op;
 	int i, j;
 
 	for (i = 0; i < AZ_OPS; i++) {
@@ -149,9 +168,19 @@ static bool az_covered(uintptr_t a, const struct az_op *skip)
 		for (j = 0; j < op->next; j++)
 			if (a >= op->ext[j].addr &&
 			    a < op->ext[j].addr + op->ext[j].len)
-				return true;
+				return op;
 	}
-	return false;
+	return NULL;
+}
+
+static bool az_covered(uintptr_t a, const struct az_op *skip)
+{
+	return az_covering_but(a, skip);
+}
+
+static struct az_op *az_covering(uintptr_t a)
+{
+	return az_covering_but(a, NULL);
 }
 
 /* Under az_mu: @op is over; lift what no other op covers. */
@@ -186,6 +215,38 @@ static struct az_op *az_op_find(uint64_t cookie)
 	return NULL;
 }
 
+/* What only libsdp sees, into the module's counters (sdpstats). */
+static void az_report(void)
+{
+	struct sdp_az_count c;
+	sigset_t old;
+
+	az_lock(&old);
+	c = az_count;
+	memset(&az_count, 0, sizeof(az_count));
+	az_unlock(&old);
+	if (c.faults || c.fault_syncs)
+		sdp_real.ioctl(az_chan, SDP_AZ_IOC_COUNT, &c);
+}
+
+/* Under az_mu: may a send on @fd go asynchronously, by its faults? */
+static bool az_fd_async(int fd)
+{
+	struct az_fdstat *st = &az_fds[fd % AZ_FDS];
+
+	if (st->sync_left) {
+		st->sync_left--;
+		az_count.fault_syncs++;
+		return false;
+	}
+	if (++st->sends >= AZ_WINDOW) {
+		if (st->faults * AZ_FAULTY > st->sends)
+			st->sync_left = AZ_SYNC_RUN;
+		st->sends = st->faults = 0;
+	}
+	return true;
+}
+
 /* Records the channel holds: each ends its op. */
 static void az_reap(void)
 {
@@ -206,6 +267,7 @@ static void az_reap(void)
 		if (n < (ssize_t)sizeof(recs))
 			break;
 	}
+	az_report();
 }
 
 /* Under az_mu: the program moved [from, from + len) to @to. */
@@ -254,6 +316,7 @@ full:
 static void az_uffd_drain(void)
 {
 	struct uffd_msg msgs[16];
+	struct az_op *op;
 	uintptr_t a;
 	ssize_t n;
 	int i;
@@ -269,10 +332,14 @@ static void az_uffd_drain(void)
 			if (msgs[i].event != UFFD_EVENT_PAGEFAULT)
 				continue;
 			a = msgs[i].arg.pagefault.address & ~(az_page - 1);
-			az_faults++;
-			if (!az_covered(a, NULL)) {
+			op = az_covering(a);
+			if (!op) {
 				az_stale++;	/* lifted already: wake it */
 				az_protect(a, az_page, false);
+			} else if (!op->faulted) {
+				op->faulted = true;
+				az_count.faults++;
+				az_fds[op->fd % AZ_FDS].faults++;
 			}
 		}
 	}
@@ -446,8 +513,10 @@ static bool az_vmas(uintptr_t addr, size_t len)
 	return true;
 }
 
-/* A new op over [addr, addr + len), protected; NULL: send synchronously. */
-static struct az_op *az_op_start(uintptr_t addr, size_t len)
+/* A new op over [addr, addr + len) for a send on @fd, protected; NULL:
+ * send synchronously.
+ */
+static struct az_op *az_op_start(int fd, uintptr_t addr, size_t len)
 {
 	struct az_op *op = NULL;
 	sigset_t old;
@@ -459,8 +528,12 @@ static struct az_op *az_op_start(uintptr_t addr, size_t len)
 	for (i = 0; i < AZ_OPS && !op; i++)
 		if (!az_ops[i].cookie)
 			op = &az_ops[i];
+	if (op && !az_fd_async(fd))
+		op = NULL;
 	if (op && (sdp_az_noprotect || !az_protect(addr, len, true))) {
 		op->cookie = ++az_cookie;
+		op->fd = fd;
+		op->faulted = false;
 		op->ext[0].addr = addr;
 		op->ext[0].len = len;
 		op->next = 1;
@@ -588,7 +661,7 @@ ssize_t sdp_az_sendmsg(int fd, const struct msghdr *msg, int flags,
 		return 0;
 	req.addr = m0;
 	req.len = len;
-	op = az_op_start(req.addr, req.len);
+	op = az_op_start(fd, req.addr, req.len);
 	if (!op)
 		return 0;
 	req.cookie = op->cookie;

@@ -122,7 +122,16 @@ struct sdp_az_vma {
 #define SDP_AZ_VMA_OURS		0x2	/* registered (WP) to the attached uffd */
 #define SDP_AZ_VMA_OTHER	0x4	/* registered to another userfaultfd */
 
+/* What libsdp alone sees, for the counters of /proc/net/sdpstats. */
+struct sdp_az_count {
+	__u32	faults;		/* writes that waited for a send in flight */
+	__u32	fault_syncs;	/* sends made synchronously because the
+				 * program kept writing into its buffers
+				 */
+};
+
 #define SDP_AZ_IOC_ATTACH	_IOW('S', 1, struct sdp_az_attach)
 #define SDP_AZ_IOC_VMA		_IOWR('S', 2, struct sdp_az_vma)
+#define SDP_AZ_IOC_COUNT	_IOW('S', 3, struct sdp_az_count)
 
 #endif /* _UAPI_LINUX_SDP_H */
