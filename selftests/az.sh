@@ -20,6 +20,8 @@
 #    with the same results;
 #  - the test can fail: with the pages left unprotected (libsdp's and the
 #    module's test switches) the overwrite reaches the receiver;
+#  - the differential TCP suite passes with AZ-SDP on (every send of a
+#    page or more);
 #  - nothing leaks (sdp_check_clean).
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +73,13 @@ az overwrite 8316 LIBSDP_ASYNC=1 LIBSDP_ASYNC_NOPROTECT=1
 check_eq "unprotected but checked: synchronous, right" 0 "$?"
 check "the module refused the unprotected ranges" \
 	test "$(sdp_stat AzSyncUnprotected)" -gt "$unprot"
+
+# the differential suite with AZ-SDP on every send of a page or more
+sends=$(sdp_stat AzSends)
+SDP_PARITY_RUNS=rdma SDP_PARITY_ENV="LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=/dev/null LIBSDP_ASYNC=1 LIBSDP_ASYNC_MIN=4096" \
+	"$(dirname "$0")/tcp_parity.sh" | sed 's/^/  /'
+check_eq "the differential suite with AZ-SDP on" 0 "${PIPESTATUS[0]}"
+echo "# AZ-SDP sends in it: $(($(sdp_stat AzSends) - sends))"
 
 sdp_check_clean
 finish

@@ -7,6 +7,8 @@
 # RDMA (the Soft-RoCE address, sdp_local=0), and by the local transport on
 # loopback (127.0.0.1, ::1); make check-full adds a third run, by the local
 # transport on the Soft-RoCE address, which is an address of this host.
+# SDP_PARITY_ENV: VAR=VALUE words sdp_parity runs with (az.sh: under
+# libsdp with AZ-SDP on).
 . "$(dirname "$0")/lib.sh"
 
 addr=$(rxe-up) || exit 1
@@ -27,7 +29,9 @@ parity() {
 	sdp_unload
 	sdp_load sdp_local="$local" || exit 1
 	echo "# --- $run: $a $a6, sdp_local=$local"
-	SDP_PARITY_TSV=/tmp/parity.tsv sdp_parity "$a" "$a6" "$base" "$@"
+	# shellcheck disable=SC2086
+	env ${SDP_PARITY_ENV:-} SDP_PARITY_TSV=/tmp/parity.tsv \
+		sdp_parity "$a" "$a6" "$base" "$@"
 	check_eq "every step as TCP, or a documented difference ($run)" 0 "$?"
 	if [ $# -eq 0 ]; then
 		want refused/connect ECONNREFUSED
