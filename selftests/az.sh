@@ -74,12 +74,12 @@ check_eq "unprotected but checked: synchronous, right" 0 "$?"
 check "the module refused the unprotected ranges" \
 	test "$(sdp_stat AzSyncUnprotected)" -gt "$unprot"
 
-# the differential suite with AZ-SDP on every send of a page or more
-sends=$(sdp_stat AzSends)
-SDP_PARITY_RUNS=rdma SDP_PARITY_ENV="LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=/dev/null LIBSDP_ASYNC=1 LIBSDP_ASYNC_MIN=4096" \
-	"$(dirname "$0")/tcp_parity.sh" | sed 's/^/  /'
-check_eq "the differential suite with AZ-SDP on" 0 "${PIPESTATUS[0]}"
-echo "# AZ-SDP sends in it: $(($(sdp_stat AzSends) - sends))"
-
 sdp_check_clean
+
+# the differential suite with AZ-SDP on every send of a page or more (it
+# loads the module afresh, and checks that nothing leaks)
+SDP_PARITY_RUNS=rdma SDP_PARITY_ENV="LD_PRELOAD=$LIBSDP LIBSDP_CONFIG_FILE=/dev/null LIBSDP_ASYNC=1 LIBSDP_ASYNC_MIN=4096" \
+	"$(dirname "$0")/tcp_parity.sh" >/tmp/az.parity 2>&1
+check_eq "the differential suite with AZ-SDP on" 0 "$?"
+grep -E '^# (FAIL|AzSends)|^not ok|differs' /tmp/az.parity
 finish

@@ -55,6 +55,7 @@ parity() {
 		check_eq "no local connection ($run)" 0 "$(sdp_stat LocalActiveOpens)"
 		[ $# -eq 0 ] && want unreachable/connect EHOSTUNREACH
 	fi
+	[ -n "${SDP_PARITY_ENV:-}" ] && echo "# AzSends $(sdp_stat AzSends)"
 	sdp_check_clean
 }
 
