@@ -38,7 +38,8 @@ static int sdp_log_syslog_prio(int level)
 static void sdp_log_write(int fd, const char *buf, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, buf, len);
+		/* not write(): libsdp's own (send.c) */
+		ssize_t n = syscall(SYS_write, fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
