@@ -9,8 +9,9 @@
 #    from another socket, io_uring: no EFAULT); after free(), munmap(), realloc(),
 #    MADV_DONTNEED, mprotect(); after fork(), in the child and the
 #    parent: the receiver sees only what was sent;
-#  - a receive into a buffer still in flight, on the same socket: no
-#    deadlock; a sender that exits at once: every byte, then the end;
+#  - a receive into a buffer still in flight, on the same socket, and
+#    two receives into each other's on two sockets: no deadlock; a fork
+#    child that sends on the socket it inherited; a sender that exits at once: every byte, then the end;
 #    SO_LINGER {1,0} right after a send: the buffer is free again; a
 #    signal every millisecond; a receiver that reads nothing for 5 s;
 #    four threads sending random sizes at random offsets, every byte
@@ -42,7 +43,7 @@ az() {	# mode port [env...]: run one sdp_az mode under libsdp
 	return $rc
 }
 
-for m in overwrite kwrite echo memops fork close linger signals noread stress; do
+for m in overwrite kwrite echo cross memops fork close linger signals noread stress; do
 	sends=$(sdp_stat AzSends) perr=$(sdp_stat ProtoErrors)
 	az "$m" 8300 LIBSDP_ASYNC=1
 	check_eq "sdp_az $m, asynchronous" 0 "$?"

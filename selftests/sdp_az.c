@@ -27,9 +27,14 @@
  *	PROT_NONE and back, each followed by a write into what is left; the
  *	receiver sees only what was sent.
  *   sdp_az fork ADDR PORT
- *	right after a send, fork(): the child writes its copy of the buffer
- *	and exits; the parent writes its own; the receiver sees only what was
- *	sent.
+ *	right after a send, fork(): the child writes its copy of the buffer,
+ *	sends from it on the socket it inherited and exits; the parent then
+ *	sends again; the receiver sees only what was sent, in order.
+ *   sdp_az cross ADDR PORT
+ *	two connections, each echoed by its peer: 1 MiB from buffer X on the
+ *	first and from Y on the second, then at once one thread receives
+ *	the first's echo into Y and another the second's into X, both still
+ *	in flight: no deadlock, every byte right.
  *   sdp_az close ADDR PORT
  *	a child process sends 4 MiB and exits at once: the receiver gets all
  *	of it, then the end.
@@ -492,6 +497,64 @@ static int run_echo(void)
 	return check_exit();
 }
 
+/* ---- cross ------------------------------------------------------------- */
+
+struct cross {
+	int fd;
+	unsigned char *into;
+	unsigned char want;
+	bool ok;
+};
+
+static void *cross_recv(void *arg)
+{
+	struct cross *x = arg;
+	ssize_t r = recv_full(x->fd, x->into, 1 << 20);
+	size_t k = 0;
+
+	while (r == 1 << 20 && k < (1 << 20) && x->into[k] == x->want)
+		k++;
+	x->ok = k == 1 << 20;
+	return NULL;
+}
+
+static int run_cross(void)
+{
+	enum { N = 1 << 20, ROUNDS = 8 };
+	unsigned char *bx = malloc(N), *by = malloc(N);
+	int c1, s1, c2, s2, i;
+	pthread_t e1, e2, t1, t2;
+	struct cross x1, x2;
+
+	tcp_pair(port, &c1, &s1);
+	tcp_pair(port + 1, &c2, &s2);
+	pthread_create(&e1, NULL, echo_run, &s1);
+	pthread_create(&e2, NULL, echo_run, &s2);
+	for (i = 0; i < ROUNDS; i++) {
+		memset(bx, 'p' + i, N);
+		memset(by, 'P' + i, N);
+		CHECK(!send_by(c1, BY_SEND, bx, N) && !send_by(c2, BY_SEND, by, N),
+		      "round %d: X and Y sent", i);
+		/* each echo into the other's buffer, both in flight */
+		x1 = (struct cross){ c1, by, 'p' + i, false };
+		x2 = (struct cross){ c2, bx, 'P' + i, false };
+		pthread_create(&t1, NULL, cross_recv, &x1);
+		pthread_create(&t2, NULL, cross_recv, &x2);
+		pthread_join(t1, NULL);
+		pthread_join(t2, NULL);
+		CHECK(x1.ok && x2.ok, "round %d: both echoes whole, crossed", i);
+	}
+	shutdown(c1, SHUT_WR);
+	shutdown(c2, SHUT_WR);
+	pthread_join(e1, NULL);
+	pthread_join(e2, NULL);
+	close(c1);
+	close(c2);
+	close(s1);
+	close(s2);
+	return check_exit();
+}
+
 /* ---- memops ------------------------------------------------------------ */
 
 #define MO	(2 << 20)
@@ -582,6 +645,7 @@ static int run_fork(void)
 
 	tcp_pair(port, &c, &rx.fd);
 	rx_add(&rx, N, 'F', "sent before fork()");
+	rx_add(&rx, N, 'K', "the child's send on the inherited socket");
 	rx_add(&rx, N, 'G', "the parent's next send");
 	pthread_create(&rx.t, NULL, rx_run, &rx);
 	memset(p, 'F', N);
@@ -589,14 +653,22 @@ static int run_fork(void)
 	pid = fork();
 	if (!pid) {
 		memset(p, 'c', N);	/* the child's own copy */
-		_exit(p[N - 1] == 'c' ? 0 : 1);
+		if (p[N - 1] != 'c')
+			_exit(1);
+		/* then it sends on the socket it inherited */
+		memset(p, 'K', N);
+		if (send_by(c, BY_SEND, p, N))
+			_exit(2);
+		memset(p, 'x', N);
+		_exit(0);
 	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
+	      "the child wrote its copy, sent on the inherited socket, exited (%d)",
+	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	memset(p, 'G', N);
 	CHECK(!send_by(c, BY_SEND, p, N), "the parent sends again");
 	memset(p, 'x', N);
-	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
-	      "the child wrote its copy and exited");
 	pthread_join(rx.t, NULL);
 	close(c);
 	close(rx.fd);
@@ -895,6 +967,8 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (!strcmp(argv[1], "close"))
 		return run_close();
+	if (!strcmp(argv[1], "cross"))
+		return run_cross();
 	if (!strcmp(argv[1], "linger"))
 		return run_linger();
 	if (!strcmp(argv[1], "signals"))
