@@ -25,7 +25,8 @@
  *
  * Locking: az_mu guards the table and every protect/unprotect, taken with
  * signals blocked (a handler may send); never held across a send.  The
- * monitor takes it too, and otherwise blocks only in poll().
+ * monitor takes it too, and otherwise blocks only in poll().  az_start_mu
+ * makes the start once; fork() holds both (after libsdp's own lock).
  *
  * Needs: a userfaultfd that handles faults of the kernel's own writes,
  * that is CAP_SYS_PTRACE, vm.unprivileged_userfaultfd=1 or access to
@@ -99,6 +100,7 @@ bool sdp_az_noprotect;		/* LIBSDP_ASYNC_NOPROTECT: tests only */
 size_t sdp_az_min = 262144;	/* LIBSDP_ASYNC_MIN */
 
 static pthread_mutex_t az_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t az_start_mu = PTHREAD_MUTEX_INITIALIZER;
 static enum az_state az_state;
 static int az_uffd = -1, az_chan = -1;
 static struct az_op az_ops[AZ_OPS];
@@ -462,12 +464,11 @@ static int az_start(void)
 /* Once per process (again in a child after fork()). */
 static bool az_ready(void)
 {
-	static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 	int err;
 
 	if (__atomic_load_n(&az_state, __ATOMIC_ACQUIRE) != AZ_UNTRIED)
 		return az_state == AZ_ON;
-	pthread_mutex_lock(&start_mu);
+	pthread_mutex_lock(&az_start_mu);
 	if (az_state == AZ_UNTRIED) {
 		err = az_start();
 		if (err) {
@@ -483,7 +484,7 @@ static bool az_ready(void)
 		__atomic_store_n(&az_state, err ? AZ_FAILED : AZ_ON,
 				 __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&start_mu);
+	pthread_mutex_unlock(&az_start_mu);
 	return az_state == AZ_ON;
 }
 
@@ -701,14 +702,19 @@ ssize_t sdp_az_sendmsg(int fd, const struct msghdr *msg, int flags,
 	return n;
 }
 
+/* fork() with neither lock held by another thread: the child could
+ * never take it.  (Order: sdp_lock(), az_start_mu, az_mu.)
+ */
 void sdp_az_fork_prepare(void)
 {
+	pthread_mutex_lock(&az_start_mu);
 	pthread_mutex_lock(&az_mu);
 }
 
 void sdp_az_fork_parent(void)
 {
 	pthread_mutex_unlock(&az_mu);
+	pthread_mutex_unlock(&az_start_mu);
 }
 
 /* fork(): the child's copies of the pages are its own and unprotected,
@@ -723,8 +729,11 @@ void sdp_az_forked(void)
 		syscall(SYS_close, az_chan);
 	az_uffd = az_chan = -1;
 	memset(az_ops, 0, sizeof(az_ops));
+	memset(az_fds, 0, sizeof(az_fds));
+	memset(&az_count, 0, sizeof(az_count));
 	az_state = AZ_UNTRIED;
 	pthread_mutex_unlock(&az_mu);
+	pthread_mutex_unlock(&az_start_mu);
 }
 
 /* Is @fd one of libsdp's own (the program never opened it)? */
