@@ -7,7 +7,8 @@
 #    256 KiB, 1 MiB and 16 MiB + 7 at offsets 0, 1 and 4095; by the
 #    kernel on its behalf (read() from a pipe, pread(), O_DIRECT, recv()
 #    from another socket, io_uring: no EFAULT); after free(), munmap(), realloc(),
-#    MADV_DONTNEED, mprotect(); after fork(), in the child and the
+#    MADV_DONTNEED, mprotect(), the program's own userfaultfd taking
+#    the buffer (handed over, no EBUSY); after fork(), in the child and the
 #    parent: the receiver sees only what was sent;
 #  - a receive into a buffer still in flight, on the same socket, and
 #    two receives into each other's on two sockets: no deadlock; a fork
@@ -43,7 +44,7 @@ az() {	# mode port [env...]: run one sdp_az mode under libsdp
 	return $rc
 }
 
-for m in overwrite kwrite echo cross memops fork close linger signals noread stress; do
+for m in overwrite kwrite echo cross memops ownuffd fork close linger signals noread stress; do
 	sends=$(sdp_stat AzSends) perr=$(sdp_stat ProtoErrors)
 	az "$m" 8300 LIBSDP_ASYNC=1
 	check_eq "sdp_az $m, asynchronous" 0 "$?"

@@ -30,6 +30,11 @@
  *	right after a send, fork(): the child writes its copy of the buffer,
  *	sends from it on the socket it inherited and exits; the parent then
  *	sends again; the receiver sees only what was sent, in order.
+ *   sdp_az ownuffd ADDR PORT
+ *	after a send from a buffer, the program registers that buffer with a
+ *	userfaultfd of its own: the registration succeeds (libsdp hands the
+ *	mapping over), the program writes and sends from it again: the
+ *	receiver sees only what was sent.
  *   sdp_az cross ADDR PORT
  *	two connections, each echoed by its peer: 1 MiB from buffer X on the
  *	first and from Y on the second, then at once one thread receives
@@ -68,6 +73,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -77,7 +83,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -494,6 +502,41 @@ static int run_echo(void)
 	pthread_join(t, NULL);
 	close(c);
 	close(s);
+	return check_exit();
+}
+
+/* ---- ownuffd ----------------------------------------------------------- */
+
+static int run_ownuffd(void)
+{
+	enum { N = 2 << 20 };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	unsigned char *p = mmap(NULL, N, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rx rx = { 0 };
+	int c, u, r;
+
+	tcp_pair(port, &c, &rx.fd);
+	rx_add(&rx, N, 'U', "sent before the program's own registration");
+	rx_add(&rx, N, 'V', "sent after it");
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	memset(p, 'U', N);
+	CHECK(!send_by(c, BY_SEND, p, N), "sent");
+	u = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	CHECK(u >= 0 && !ioctl(u, UFFDIO_API, &api), "the program's userfaultfd");
+	reg.range.start = (uintptr_t)p;
+	reg.range.len = N;
+	r = ioctl(u, UFFDIO_REGISTER, &reg);
+	CHECK(!r, "it registers the buffer just sent (%s)",
+	      r ? errname(errno) : "0");
+	memset(p, 'V', N);
+	CHECK(!send_by(c, BY_SEND, p, N), "sent again from it");
+	memset(p, 'x', N);
+	pthread_join(rx.t, NULL);
+	close(u);
+	close(c);
+	close(rx.fd);
 	return check_exit();
 }
 
@@ -967,6 +1010,8 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (!strcmp(argv[1], "close"))
 		return run_close();
+	if (!strcmp(argv[1], "ownuffd"))
+		return run_ownuffd();
 	if (!strcmp(argv[1], "cross"))
 		return run_cross();
 	if (!strcmp(argv[1], "linger"))

@@ -108,6 +108,9 @@ static uint64_t az_cookie;
 static size_t az_page;
 static unsigned long az_stale;
 static struct az_fdstat az_fds[AZ_FDS];
+#define AZ_YIELDED	32
+static struct az_ext az_yielded[AZ_YIELDED];	/* the program's uffd's */
+static int az_nyielded;
 static struct sdp_az_count az_count;	/* not reported yet */
 
 static void az_lock(sigset_t *old)
@@ -488,6 +491,28 @@ static bool az_ready(void)
 	return az_state == AZ_ON;
 }
 
+/* Under az_mu: does [addr, addr + len) touch what the program's own
+ * userfaultfd took (sdp_az_yield()), or, with @ops, an op in flight?
+ */
+static bool az_overlaps(uintptr_t addr, size_t len, bool ops)
+{
+	const struct az_op *op;
+	int i, j;
+
+	for (i = 0; i < az_nyielded; i++)
+		if (addr < az_yielded[i].addr + az_yielded[i].len &&
+		    az_yielded[i].addr < addr + len)
+			return true;
+	for (i = 0; ops && i < AZ_OPS; i++) {
+		op = &az_ops[i];
+		for (j = 0; op->cookie && j < op->next; j++)
+			if (addr < op->ext[j].addr + op->ext[j].len &&
+			    op->ext[j].addr < addr + len)
+				return true;
+	}
+	return false;
+}
+
 /* Is every mapping over [addr, addr + len) private anonymous memory
  * registered to our userfaultfd (registered now if it was not)?
  */
@@ -497,6 +522,8 @@ static bool az_vmas(uintptr_t addr, size_t len)
 	struct sdp_az_vma v;
 	uintptr_t at;
 
+	if (az_overlaps(addr, len, false))	/* (it only grows) */
+		return false;
 	for (at = addr; at < addr + len; at = v.end) {
 		memset(&v, 0, sizeof(v));
 		v.addr = at;
@@ -529,8 +556,8 @@ static struct az_op *az_op_start(int fd, uintptr_t addr, size_t len)
 	for (i = 0; i < AZ_OPS && !op; i++)
 		if (!az_ops[i].cookie)
 			op = &az_ops[i];
-	if (op && !az_fd_async(fd))
-		op = NULL;
+	if (op && (az_overlaps(addr, len, false) || !az_fd_async(fd)))
+		op = NULL;	/* (a mapping the program's own uffd took) */
 	if (op && (sdp_az_noprotect || !az_protect(addr, len, true))) {
 		op->cookie = ++az_cookie;
 		op->fd = fd;
@@ -543,6 +570,55 @@ static struct az_op *az_op_start(int fd, uintptr_t addr, size_t len)
 	}
 	az_unlock(&old);
 	return op;
+}
+
+/* Give the program the mapping [start, end) libsdp registered: no new
+ * op there, then, once none is in flight there, unregister it.
+ */
+static void az_yield_vma(uintptr_t start, uintptr_t end)
+{
+	struct uffdio_range rg = { .start = start, .len = end - start };
+	bool busy;
+	sigset_t old;
+	int i;
+
+	az_lock(&old);
+	if (az_nyielded < AZ_YIELDED)
+		az_yielded[az_nyielded++] = (struct az_ext){ start, end - start };
+	else
+		sdp_log(SDP_LOG_ERR, "async: too many mappings handed back");
+	for (i = 0; (busy = az_overlaps(start, end - start, true)) &&
+		    i < 30000; i++) {
+		az_unlock(&old);
+		usleep(1000);
+		az_reap();
+		az_lock(&old);
+	}
+	if (!busy)
+		sdp_real.ioctl(az_uffd, UFFDIO_UNREGISTER, &rg);
+	az_unlock(&old);
+}
+
+void sdp_az_yield(int fd, const void *arg)
+{
+	const struct uffdio_register *r = arg;
+	struct sdp_az_vma v;
+	uintptr_t at;
+	int err = errno;
+
+	if (__atomic_load_n(&az_state, __ATOMIC_ACQUIRE) != AZ_ON ||
+	    fd == az_uffd || !r)
+		return;
+	for (at = r->range.start; at < r->range.start + r->range.len;
+	     at = v.end) {
+		memset(&v, 0, sizeof(v));
+		v.addr = at;
+		if (sdp_real.ioctl(az_chan, SDP_AZ_IOC_VMA, &v))
+			break;
+		if (v.flags & SDP_AZ_VMA_OURS)
+			az_yield_vma(v.start, v.end);
+	}
+	errno = err;
 }
 
 /* The send did not reach the module: no record will come. */

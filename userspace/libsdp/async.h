@@ -33,6 +33,14 @@ void sdp_az_bind(int fd);
  */
 int sdp_az_accepted(int fd);
 
+/* ioctl(@fd, UFFDIO_REGISTER, @arg) by the program, on a userfaultfd
+ * of its own: the mappings libsdp registered in that range are handed
+ * over (unregistered once no send in flight covers them; no AZ-SDP
+ * there afterwards), so that the program's call does not fail with
+ * EBUSY.
+ */
+void sdp_az_yield(int fd, const void *arg);
+
 /* fork(): in the child, under the atfork lock */
 void sdp_az_fork_prepare(void);
 void sdp_az_fork_parent(void);

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -790,6 +791,8 @@ SDP_EXPORT int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	sdp_init();
+	if (req == UFFDIO_REGISTER && sdp_az_wanted)
+		sdp_az_yield(fd, arg);	/* the program's own userfaultfd */
 	if (req == FIONBIO && arg && sdp_fd_tracked(fd)) {
 		sdp_lock();
 		s = sdp_sock_get(fd);
