@@ -547,16 +547,21 @@ struct cross {
 	unsigned char *into;
 	unsigned char want;
 	bool ok;
+	ssize_t r;		/* what recv gave, */
+	size_t k;		/* the first wrong byte's place, */
+	int err;		/* errno */
 };
 
 static void *cross_recv(void *arg)
 {
 	struct cross *x = arg;
-	ssize_t r = recv_full(x->fd, x->into, 1 << 20);
 	size_t k = 0;
 
-	while (r == 1 << 20 && k < (1 << 20) && x->into[k] == x->want)
+	x->r = recv_full(x->fd, x->into, 1 << 20);
+	x->err = errno;
+	while (x->r == 1 << 20 && k < (1 << 20) && x->into[k] == x->want)
 		k++;
+	x->k = k;
 	x->ok = k == 1 << 20;
 	return NULL;
 }
@@ -579,13 +584,17 @@ static int run_cross(void)
 		CHECK(!send_by(c1, BY_SEND, bx, N) && !send_by(c2, BY_SEND, by, N),
 		      "round %d: X and Y sent", i);
 		/* each echo into the other's buffer, both in flight */
-		x1 = (struct cross){ c1, by, 'p' + i, false };
-		x2 = (struct cross){ c2, bx, 'P' + i, false };
+		x1 = (struct cross){ .fd = c1, .into = by, .want = 'p' + i };
+		x2 = (struct cross){ .fd = c2, .into = bx, .want = 'P' + i };
 		pthread_create(&t1, NULL, cross_recv, &x1);
 		pthread_create(&t2, NULL, cross_recv, &x2);
 		pthread_join(t1, NULL);
 		pthread_join(t2, NULL);
-		CHECK(x1.ok && x2.ok, "round %d: both echoes whole, crossed", i);
+		CHECK(x1.ok && x2.ok,
+		      "round %d: both echoes whole, crossed (recv %zd/%zd, %s/%s, first wrong %zu/%zu: '%c'/'%c')",
+		      i, x1.r, x2.r, errname(x1.err), errname(x2.err), x1.k,
+		      x2.k, x1.k < N && x1.r > 0 ? by[x1.k] : '-',
+		      x2.k < N && x2.r > 0 ? bx[x2.k] : '-');
 	}
 	shutdown(c1, SHUT_WR);
 	shutdown(c2, SHUT_WR);

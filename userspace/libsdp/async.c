@@ -492,14 +492,15 @@ static bool az_ready(void)
 }
 
 /* Under az_mu: does [addr, addr + len) touch what the program's own
- * userfaultfd took (sdp_az_yield()), or, with @ops, an op in flight?
+ * userfaultfd took (sdp_az_yield()), or, with @ops, only an op in
+ * flight?
  */
 static bool az_overlaps(uintptr_t addr, size_t len, bool ops)
 {
 	const struct az_op *op;
 	int i, j;
 
-	for (i = 0; i < az_nyielded; i++)
+	for (i = 0; !ops && i < az_nyielded; i++)
 		if (addr < az_yielded[i].addr + az_yielded[i].len &&
 		    az_yielded[i].addr < addr + len)
 			return true;
