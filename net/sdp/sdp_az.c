@@ -48,6 +48,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/nsproxy.h>
+#include <linux/pagemap.h>
 #include <linux/poll.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -433,6 +434,34 @@ int sdp_az_recv_wait(struct sock *sk, struct msghdr *msg)
 	}
 	sdp_az_chan_put(found);
 	return err;
+}
+
+/**
+ * sdp_az_fault_in - before a receive pins @addr..@addr + @len for the
+ *	device to write (FOLL_LONGTERM): fault the pages in writable
+ * @addr: page aligned
+ * @len: bytes
+ *
+ * A send of this process may have left them write-protected: its op is
+ * over (sdp_az_recv_wait() waited for that), but libsdp lifts the
+ * protection a moment later.  A long-term pin cannot wait for that on 6.1
+ * (its slow path faults with no retry, and userfaultfd then fails the
+ * fault: EFAULT); a fault by fault_in_safe_writeable() waits, without
+ * writing a byte.  Only in a process that has a channel.
+ */
+void sdp_az_fault_in(unsigned long addr, size_t len)
+{
+	struct sdp_az_chan *chan;
+	bool ours = false;
+
+	if (!atomic_read(&sdp_az_nchans))
+		return;
+	spin_lock(&sdp_az_lock);
+	list_for_each_entry(chan, &sdp_az_chans, node)
+		ours |= chan->mm == current->mm;
+	spin_unlock(&sdp_az_lock);
+	if (ours)
+		fault_in_safe_writeable((const char __user *)addr, len);
 }
 
 /* SDP_ASYNC read: 0 unbound, 1 bound to a channel of the caller's

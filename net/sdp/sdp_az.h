@@ -21,6 +21,7 @@ void sdp_az_prepare(struct sdp_az_op *op, struct sdp_send *s);
 bool sdp_az_covers(struct sdp_send *s, struct msghdr *msg);
 void sdp_az_end(struct sdp_sock *ssk, struct sdp_az_op *op, bool async);
 int sdp_az_recv_wait(struct sock *sk, struct msghdr *msg);
+void sdp_az_fault_in(unsigned long addr, size_t len);
 int sdp_az_bind(struct sdp_sock *ssk, int fd);
 int sdp_az_bound(struct sdp_sock *ssk);
 struct sdp_az_chan *sdp_az_chan_get(struct sdp_az_chan *chan);

@@ -40,6 +40,7 @@
 #include <rdma/rw.h>
 
 #include "sdp.h"
+#include "sdp_az.h"
 #include "sdp_zcopy.h"
 
 /* A ZCopy state changed: wake the socket's waiters (readers, writers,
@@ -89,6 +90,8 @@ ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
 		return -EFAULT;
 	*off = offset_in_page(addr);
 	npages = min_t(size_t, max, DIV_ROUND_UP(*off + len, PAGE_SIZE));
+	if (write)	/* pages an AZ-SDP send just left: made writable */
+		sdp_az_fault_in(addr & PAGE_MASK, (size_t)npages * PAGE_SIZE);
 	got = pin_user_pages_fast(addr & PAGE_MASK, npages,
 				  FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
 				  pages);
