@@ -705,19 +705,26 @@ static inline bool sdp_conn_usable(const struct sdp_sock *ssk)
 	       !test_bit(SDP_F_TEARDOWN, &ssk->flags);
 }
 
-/* ZCopy or BCopy by cost (sdp_zc_adapt.c): size classes */
+/* ZCopy or BCopy by cost (sdp_zc_adapt.c): size classes, and the ways */
 #define SDP_ZCA_MIN_SHIFT	14	/* the first class: 16 KiB */
 #define SDP_ZCA_CLASSES		9	/* 16 KiB .. 4 MiB and more */
+
+enum sdp_zca_way {
+	SDP_ZCA_BCOPY,
+	SDP_ZCA_ZCOPY,		/* by SrcAvail: returns once the peer read */
+	SDP_ZCA_AZ,		/* by SrcAvail, AZ-SDP: returns at once */
+	SDP_ZCA_WAYS
+};
 
 struct sdp_device {
 	struct ib_device	*ibdev;
 	struct kref		ref;
-	/* what its connections last measured, bytes/ms, [1]: ZCopy, and
+	/* what its connections last measured, bytes/ms per way, and
 	 * how many samples stand behind each figure (up to 255); a new
 	 * connection starts from them (READ_ONCE/WRITE_ONCE, no lock)
 	 */
-	u32			zca_rate[2][SDP_ZCA_CLASSES];
-	u8			zca_samples[2][SDP_ZCA_CLASSES];
+	u32			zca_rate[SDP_ZCA_WAYS][SDP_ZCA_CLASSES];
+	u8			zca_samples[SDP_ZCA_WAYS][SDP_ZCA_CLASSES];
 };
 
 /* Counters of /proc/net/sdpstats; names in sdp_proc.c */
@@ -1072,9 +1079,11 @@ ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
 void sdp_zc_page_flush(struct sdp_sock *ssk);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
-bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size);
+bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size,
+		       enum sdp_zca_way fast);
 bool sdp_zc_adapt_probing(const struct sdp_sock *ssk);
-void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok);
+void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size,
+		       enum sdp_zca_way way, bool ok);
 int sdp_zc_send(struct sdp_sock *ssk, struct msghdr *msg,
 		struct ubuf_info *uarg, long *timeo, size_t *sent);
 int sdp_zc_send_wait(struct sdp_sock *ssk, long *timeo);

@@ -201,10 +201,13 @@ static bool sdp_send_choose(struct sdp_sock *ssk, struct msghdr *msg,
 
 	if (!s->uarg && !s->timeo)
 		s->no_zc = true;
-	if (!s->no_zc && !s->uarg && sdp_zc_adapt_on(ssk) &&
+	/* an AZ send, AZ or BCopy; MSG_ZEROCOPY's, as asked */
+	if (!s->no_zc && (!s->uarg || s->az) && sdp_zc_adapt_on(ssk) &&
 	    sdp_zc_want(ssk, msg, s->flags)) {
 		s->zc_adapt = true;
-		s->no_zc = !sdp_zc_adapt_pick(ssk, msg_data_left(msg));
+		s->no_zc = !sdp_zc_adapt_pick(ssk, msg_data_left(msg),
+					      s->az ? SDP_ZCA_AZ :
+					      SDP_ZCA_ZCOPY);
 		s->shallow = s->no_zc && sdp_zc_adapt_probing(ssk);
 	}
 	return sink_ok;
@@ -287,7 +290,8 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	if (s->zc_used && !s->uarg && sdp_zc_send_wait(ssk, &s->timeo))
 		size = 0;	/* interrupted: not a figure of its way */
 	if (s->zc_adapt)
-		sdp_zc_adapt_done(ssk, size, s->zc_used,
+		sdp_zc_adapt_done(ssk, size, !s->zc_used ? SDP_ZCA_BCOPY :
+				  s->az ? SDP_ZCA_AZ : SDP_ZCA_ZCOPY,
 				  !err && size && s->copied == size);
 	return err;
 }

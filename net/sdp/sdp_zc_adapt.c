@@ -1,30 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_sdp: which way a large blocking send goes, ZCopy or BCopy, chosen by
- * what each has cost on this connection.
+ * ib_sdp: which way a large blocking send goes, ZCopy (or, for an AZ-SDP
+ * send, AZ) or BCopy, chosen by what each has cost on this connection.
  *
  * A blocking send by SrcAvail returns only once the peer has read it, so
  * back-to-back sends pay a round trip each, where BCopy keeps the send
  * ring full; which is faster depends on the device, the peer, the reader
  * and the size, so no fixed threshold is right everywhere.  Each
- * connection therefore measures both ways per size class (powers of two,
+ * connection therefore measures each way per size class (powers of two,
  * from 16 KiB to 4 MiB and more): a run is a series of consecutive sends
  * of one class that went one way; a ZCopy run's first sends only drain
  * what BCopy left queued and are not counted (sdp_zca_skip_bytes()).
  * Then SDP_ZCA_WINDOW bytes moved, in at least one and at most
- * SDP_ZCA_WINDOW_MAX sends (BCopy: U8_MAX), give a sample: the bytes moved per
- * millisecond from the end of the first send to the end of the last, the
- * application's own time between sends included, as it is for either
- * way.  A ZCopy send's bytes have moved when it returns; a BCopy send
- * returns once its bytes are queued, and the queue may hold the whole
- * send budget (sdp_window.c), so BCopy counts the bytes whose sends have
- * completed since (sdp_zca_moved()).  Samples feed a moving average per
- * class and way.
+ * SDP_ZCA_WINDOW_MAX sends (BCopy, AZ: U8_MAX), give a sample: the bytes
+ * moved per millisecond from the end of the first send to the end of the
+ * last, the application's own time between sends included, as it is for
+ * every way.  A ZCopy send's bytes have moved when it returns; a BCopy
+ * send returns as soon as its bytes are queued, and the queue may hold
+ * the whole send budget (sdp_window.c), so BCopy counts the bytes whose
+ * sends have completed since, and AZ, whose sends return before the peer
+ * has read them, the bytes the peer has reported read (sdp_zca_moved()).
+ * Samples feed a moving average per class and way.
+ *
+ * An AZ send (sdp_az.c) chooses between AZ and BCopy, any other between
+ * ZCopy and BCopy: "the fast way" below is AZ or ZCopy.  So AZ-SDP
+ * applies to a size class only where it has been measured faster than
+ * copying on this connection (libsdp's LIBSDP_ASYNC_MIN is the floor);
+ * an AZ send that is copied returns its range at once (AzSyncCopied).
  *
  * A connection starts from what the device's earlier connections
  * measured last: each figure counts as the samples behind it, up to two
  * (enough to end the early probes below); a class without a figure
- * for one way tries it (ZCopy first, the old rule); then the faster way
+ * for the fast way tries it (the old rule); then the faster way
  * is taken, and after SDP_ZCA_PROBE runs of it (4 or 16 times as many
  * when the other way was more than 1/8 or 1/2 slower; SDP_ZCA_PROBE_EARLY
  * while a way has had a single sample, which may have been unlucky) one
@@ -38,9 +45,9 @@
  * sockets whose SDP_ZCOPY_THRESH was not set and while the module
  * parameter sdp_zcopy_adapt is on; the threshold stays the smallest size
  * ZCopy is considered for.  The choice is between SrcAvail and BCopy: a
- * SinkAvail the peer has posted takes the send either way (sdp_tx.c).
- * The state is in struct sdp_zc (allocated at the first ZCopy send:
- * before it, ZCopy is tried) under the socket lock.
+ * SinkAvail the peer has posted takes a send that is not AZ's either way
+ * (sdp_tx.c).  The state is in struct sdp_zc (allocated at the first
+ * ZCopy send: before it, the fast way is tried) under the socket lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -64,25 +71,43 @@ static unsigned int sdp_zca_class(size_t size)
 	       SDP_ZCA_MIN_SHIFT;
 }
 
+/* the tracepoint's words for a sample of each way */
+static const char *const sdp_zca_rate_name[SDP_ZCA_WAYS] = {
+	[SDP_ZCA_BCOPY] = "adapt-rate-bcopy",
+	[SDP_ZCA_ZCOPY] = "adapt-rate-zcopy",
+	[SDP_ZCA_AZ] = "adapt-rate-az",
+};
+
 /* Bytes that only drain the pipeline the other way left: a ZCopy run
- * starts behind what BCopy still holds to send.  A BCopy run needs none:
- * it is measured by what the peer took (sdp_zca_moved()).
+ * starts behind what BCopy still holds to send.  BCopy and AZ runs need
+ * none: they are measured by what the peer took (sdp_zca_moved()).
  */
-static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk, bool zc)
+static u32 sdp_zca_skip_bytes(const struct sdp_sock *ssk, u8 way)
 {
-	return zc ? ssk->tx_queued + ssk->tx_inflight_bytes : 0;
+	return way == SDP_ZCA_ZCOPY ?
+	       ssk->tx_queued + ssk->tx_inflight_bytes : 0;
+}
+
+/* What the peer has taken so far, as BCopy and AZ runs count it: the
+ * bytes of completed Data sends, or the bytes of SrcAvails it read.
+ */
+static u64 sdp_zca_acked(const struct sdp_conn *conn, u8 way)
+{
+	return way == SDP_ZCA_AZ ? conn->zc_read_total : conn->st.bytes_acked;
 }
 
 /* Bytes a run moved since it started counting: a ZCopy send's are read
  * by the peer when it returns; a BCopy send returns as soon as its bytes
  * are queued, and the send queue may hold the send budget's worth
- * (sdp_window.c), so BCopy counts the bytes whose sends completed.
+ * (sdp_window.c), so BCopy counts the bytes whose sends completed; an AZ
+ * send returns before the peer has read it, so AZ counts what it read.
  */
 static u64 sdp_zca_moved(const struct sdp_conn *conn,
 			 const struct sdp_zc_adapt *a)
 {
-	return a->run_zc ? a->run_bytes :
-	       conn->st.bytes_acked - a->run_acked;
+	if (a->run_way == SDP_ZCA_ZCOPY)
+		return a->run_bytes;
+	return sdp_zca_acked(conn, a->run_way) - a->run_acked;
 }
 
 /**
@@ -95,27 +120,30 @@ bool sdp_zc_adapt_on(const struct sdp_sock *ssk)
 	return READ_ONCE(sdp_zcopy_adapt) && !ssk->zc_thresh_set;
 }
 
-/* The faster way for @cls; a way without a figure first. */
-static bool sdp_zca_best(const struct sdp_zc_adapt *a, unsigned int cls)
+/* Is @fast the faster way for @cls (or BCopy)?  A way without a figure
+ * first, @fast before BCopy.
+ */
+static bool sdp_zca_best(const struct sdp_zc_adapt *a, unsigned int cls,
+			 u8 fast)
 {
-	if (!a->rate[1][cls])
+	if (!a->rate[fast][cls])
 		return true;
-	if (!a->rate[0][cls])
+	if (!a->rate[SDP_ZCA_BCOPY][cls])
 		return false;
-	return a->rate[1][cls] >= a->rate[0][cls];
+	return a->rate[fast][cls] >= a->rate[SDP_ZCA_BCOPY][cls];
 }
 
 /* Runs of the faster way between probes of the other: a probe costs
  * what the other way is slower, so the wider the gap, the rarer.
  */
 static unsigned int sdp_zca_probe_every(const struct sdp_zc_adapt *a,
-					unsigned int cls)
+					unsigned int cls, u8 fast)
 {
-	u64 hi = max(a->rate[0][cls], a->rate[1][cls]);
-	u64 lo = min(a->rate[0][cls], a->rate[1][cls]);
+	u64 hi = max(a->rate[SDP_ZCA_BCOPY][cls], a->rate[fast][cls]);
+	u64 lo = min(a->rate[SDP_ZCA_BCOPY][cls], a->rate[fast][cls]);
 
 	/* one sample of a way may have been unlucky: a second one soon */
-	if (a->samples[0][cls] < 2 || a->samples[1][cls] < 2)
+	if (a->samples[SDP_ZCA_BCOPY][cls] < 2 || a->samples[fast][cls] < 2)
 		return SDP_ZCA_PROBE_EARLY;
 	if (hi * 8 < lo * 9)
 		return SDP_ZCA_PROBE;
@@ -134,7 +162,7 @@ static void sdp_zca_seed(struct sdp_conn *conn, struct sdp_zc_adapt *a)
 	a->seeded = true;
 	if (!sdev)
 		return;
-	for (way = 0; way < 2; way++)
+	for (way = 0; way < SDP_ZCA_WAYS; way++)
 		for (cls = 0; cls < SDP_ZCA_CLASSES; cls++) {
 			a->rate[way][cls] = READ_ONCE(sdev->zca_rate[way][cls]);
 			n = READ_ONCE(sdev->zca_samples[way][cls]);
@@ -148,15 +176,19 @@ static void sdp_zca_seed(struct sdp_conn *conn, struct sdp_zc_adapt *a)
  * sdp_zc_adapt_pick - the way for a blocking send of @size bytes
  * @ssk: the socket, locked, connected
  * @size: the send's bytes, at least the threshold
+ * @fast: the way it may take other than BCopy: SDP_ZCA_ZCOPY, or
+ *	SDP_ZCA_AZ for an AZ send
  *
- * Return: true for ZCopy, false for BCopy.
+ * Return: true for @fast, false for BCopy.
  */
-bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
+bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size,
+		       enum sdp_zca_way fast)
 {
 	struct sdp_zc *zc = ssk->conn->zc;
 	struct sdp_zc_adapt *a;
 	unsigned int cls = sdp_zca_class(size);
-	bool way, cont;
+	bool cont;
+	u8 way;
 
 	sdp_assert_locked(ssk);
 
@@ -166,62 +198,69 @@ bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size)
 	if (!a->seeded)
 		sdp_zca_seed(ssk->conn, a);
 	/* a run under way continues until its window is full */
-	if (a->run_on && a->run_cls == cls && a->run_sends < a->run_window)
-		return a->run_zc;
+	if (a->run_on && a->run_cls == cls && a->run_sends < a->run_window &&
+	    (a->run_way == fast || a->run_way == SDP_ZCA_BCOPY))
+		return a->run_way == fast;
 
-	way = sdp_zca_best(a, cls);
-	if (a->rate[0][cls] && a->rate[1][cls] &&
-	    ++a->runs_best >= sdp_zca_probe_every(a, cls)) {
+	way = sdp_zca_best(a, cls, fast) ? fast : SDP_ZCA_BCOPY;
+	if (a->rate[SDP_ZCA_BCOPY][cls] && a->rate[fast][cls] &&
+	    ++a->runs_best >= sdp_zca_probe_every(a, cls, fast)) {
 		a->runs_best = 0;
-		way = !way;
+		way = way == fast ? SDP_ZCA_BCOPY : fast;
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_PROBES);
 	}
-	cont = a->run_on && a->run_cls == cls && a->run_zc == way;
+	cont = a->run_on && a->run_cls == cls && a->run_way == way;
 	/* BCopy not known to be the faster: a try, or a probe */
-	a->run_probe = !way && (!a->rate[0][cls] || sdp_zca_best(a, cls));
-	if (!a->run_on || a->run_zc != way)	/* a switch */
-		trace_sdp_zcopy(&ssk->sk, way ? "adapt-zcopy" : "adapt-bcopy",
-				size);
+	a->run_probe = way == SDP_ZCA_BCOPY &&
+		       (!a->rate[SDP_ZCA_BCOPY][cls] ||
+			sdp_zca_best(a, cls, fast));
+	if (!a->run_on || a->run_way != way) {	/* a switch */
+		static const char *const what[SDP_ZCA_WAYS] = {
+			"adapt-bcopy", "adapt-zcopy", "adapt-az" };
+
+		trace_sdp_zcopy(&ssk->sk, what[way], size);
+	}
 	a->run_on = true;
 	a->run_cls = cls;
-	a->run_zc = way;
+	a->run_way = way;
 	a->run_sends = 0;
 	a->run_bytes = 0;
-	/* BCopy's window ends by what was moved (sdp_zc_adapt_done()):
-	 * completions come in bursts, a few sends would not smooth them
+	/* BCopy's and AZ's windows end by what was moved
+	 * (sdp_zc_adapt_done()): completions come in bursts, a few sends
+	 * would not smooth them
 	 */
-	a->run_window = way ? clamp_t(size_t, SDP_ZCA_WINDOW / size, 1,
-				      SDP_ZCA_WINDOW_MAX) : U8_MAX;
+	a->run_window = way == SDP_ZCA_ZCOPY ?
+			clamp_t(size_t, SDP_ZCA_WINDOW / size, 1,
+				SDP_ZCA_WINDOW_MAX) : U8_MAX;
 	/* the same way again: the pipeline is warm, count from now on */
 	a->run_skip = cont ? 0 : sdp_zca_skip_bytes(ssk, way);
 	if (!cont)
 		a->run_start = 0;
-	return way;
+	return way == fast;
 }
 
 static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
 			   u64 bytes, u64 ns)
 {
 	struct sdp_device *sdev = ssk->conn->sdev;
-	u32 *r = &a->rate[a->run_zc][a->run_cls];
+	u32 *r = &a->rate[a->run_way][a->run_cls];
 	u64 s = div64_u64(bytes * NSEC_PER_MSEC, max_t(u64, ns, 1));
 
 	s = clamp_t(u64, s, 1, U32_MAX);
 	/* half the weight to the new sample: probes are rare */
 	*r = *r ? (u32)((*r + s) / 2) : (u32)s;
 	if (sdev) {
-		u32 *d = &sdev->zca_rate[a->run_zc][a->run_cls];
-		u8 *n = &sdev->zca_samples[a->run_zc][a->run_cls];
+		u32 *d = &sdev->zca_rate[a->run_way][a->run_cls];
+		u8 *n = &sdev->zca_samples[a->run_way][a->run_cls];
 		u32 old = READ_ONCE(*d);
 
 		WRITE_ONCE(*d, old ? (u32)((3ULL * old + s) / 4) : (u32)s);
 		if (READ_ONCE(*n) < U8_MAX)
 			WRITE_ONCE(*n, READ_ONCE(*n) + 1);
 	}
-	if (a->samples[a->run_zc][a->run_cls] < U8_MAX)
-		a->samples[a->run_zc][a->run_cls]++;
-	trace_sdp_zcopy(&ssk->sk, a->run_zc ? "adapt-rate-zcopy" :
-			"adapt-rate-bcopy", s);
+	if (a->samples[a->run_way][a->run_cls] < U8_MAX)
+		a->samples[a->run_way][a->run_cls]++;
+	trace_sdp_zcopy(&ssk->sk, sdp_zca_rate_name[a->run_way], s);
 }
 
 /**
@@ -239,18 +278,19 @@ bool sdp_zc_adapt_probing(const struct sdp_sock *ssk)
 
 	sdp_assert_locked(ssk);
 
-	return zc && zc->adapt.run_on && !zc->adapt.run_zc &&
-	       zc->adapt.run_probe;
+	return zc && zc->adapt.run_on &&
+	       zc->adapt.run_way == SDP_ZCA_BCOPY && zc->adapt.run_probe;
 }
 
 /**
  * sdp_zc_adapt_done - a send sdp_zc_adapt_pick() chose for has ended
  * @ssk: the socket, locked
  * @size: its bytes
- * @zc: whether it went by ZCopy
+ * @way: the way it went
  * @ok: all of it was taken, without an error
  */
-void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
+void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size,
+		       enum sdp_zca_way way, bool ok)
 {
 	struct sdp_zc *zc_state = ssk->conn->zc;
 	struct sdp_zc_adapt *a;
@@ -267,12 +307,12 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 	/* another way than chosen (a posted SinkAvail, no MR,
 	 * RLIMIT_MEMLOCK) or a failure
 	 */
-	if (!ok || zc != a->run_zc || sdp_zca_class(size) != a->run_cls) {
+	if (!ok || way != a->run_way || sdp_zca_class(size) != a->run_cls) {
 		a->run_on = false;
 		return;
 	}
 	now = ktime_get_ns();
-	if (!zc)
+	if (way == SDP_ZCA_BCOPY)
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_ADAPT_COPIED);
 	stale = now - a->run_last > SDP_ZCA_STALE_NS;
 	a->run_last = now;
@@ -282,16 +322,16 @@ void sdp_zc_adapt_done(struct sdp_sock *ssk, size_t size, bool zc, bool ok)
 		a->run_sends = 0;
 		a->run_bytes = 0;
 		a->run_start = now;
-		a->run_acked = ssk->conn->st.bytes_acked;
+		a->run_acked = sdp_zca_acked(ssk->conn, way);
 		return;
 	}
 	a->run_bytes += size;
 	moved = sdp_zca_moved(ssk->conn, a);
 	if (++a->run_sends == a->run_window ||
-	    (!zc && moved >= SDP_ZCA_WINDOW)) {
+	    (way != SDP_ZCA_ZCOPY && moved >= SDP_ZCA_WINDOW)) {
 		sdp_zca_sample(ssk, a, moved, now - a->run_start);
 		a->run_sends = a->run_window;	/* the run is over */
 		a->run_start = now;
-		a->run_acked = ssk->conn->st.bytes_acked;
+		a->run_acked = sdp_zca_acked(ssk->conn, way);
 	}
 }

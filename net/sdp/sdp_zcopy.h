@@ -62,19 +62,21 @@ struct sdp_zc_rw {
 	struct scatterlist	sg[SDP_ZC_CHUNK_PAGES];
 };
 
-/* What ZCopy and BCopy have cost for blocking sends (sdp_zc_adapt.c). */
+/* What each way has cost for blocking sends (sdp_zc_adapt.c). */
 #define SDP_ZCA_WINDOW		(2 << 20) /* bytes a sample counts ... */
 #define SDP_ZCA_WINDOW_MAX	32	/* ... in at most this many sends */
 #define SDP_ZCA_PROBE		32	/* runs of the faster way per probe */
 #define SDP_ZCA_PROBE_EARLY	4	/* ... while a way has one sample */
 
 struct sdp_zc_adapt {
-	u32	rate[2][SDP_ZCA_CLASSES]; /* bytes/ms, [1]: ZCopy; 0: unknown */
-	u8	samples[2][SDP_ZCA_CLASSES]; /* behind each rate, up to 255 */
+	u32	rate[SDP_ZCA_WAYS][SDP_ZCA_CLASSES]; /* bytes/ms; 0: unknown */
+	u8	samples[SDP_ZCA_WAYS][SDP_ZCA_CLASSES]; /* behind each, <= 255 */
 	u64	run_start;	/* ns: end of the send the sample counts from */
 	u64	run_last;	/* ns: end of the run's last send */
 	u64	run_bytes;	/* counted so far */
-	u64	run_acked;	/* BCopy: bytes_acked when it started counting */
+	u64	run_acked;	/* BCopy, AZ: bytes acked (sdp_zca_acked()) when
+				 * it started counting
+				 */
 	u32	run_skip;	/* bytes still to send before counting */
 	u8	run_sends;	/* counted so far */
 	u8	run_window;	/* sends to count */
@@ -82,7 +84,7 @@ struct sdp_zc_adapt {
 	u16	runs_best;	/* runs of the faster way since a probe */
 	bool	seeded;	/* from the device's figures */
 	bool	run_on;		/* a run is under way */
-	bool	run_zc;		/* its way */
+	u8	run_way;	/* its way, enum sdp_zca_way */
 	bool	run_probe;	/* BCopy not known to be the faster */
 };
 
