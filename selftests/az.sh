@@ -15,6 +15,11 @@
 #    child that sends on the socket it inherited; a sender that exits at once: every byte, then the end;
 #    SO_LINGER {1,0} right after a send: the buffer is free again; a
 #    signal every millisecond; a receiver that reads nothing for 5 s;
+#    closefrom(3) after a send (as a daemon does): libsdp keeps its
+#    descriptors, the next connection's sends still go asynchronously;
+#  - a send from an io_uring fixed buffer (pinned, the kernel's writes
+#    through it never fault), overwritten by READ_FIXED at once: it went
+#    synchronously (AzSyncPinned), the receiver sees only what was sent;
 #    four threads sending random sizes at random offsets, every byte
 #    checked;
 #  - the sends did go asynchronously (AzSends), and without LIBSDP_ASYNC
@@ -24,13 +29,22 @@
 #    module's test switches) the overwrite reaches the receiver;
 #  - the differential TCP suite passes with AZ-SDP on (every send of a
 #    page or more);
+#  - AZ-SDP follows the choice by cost (sdp_zc_adapt.c: AZ or BCopy, per
+#    size class, by what each moved): 1 MiB sends through a ring of four
+#    4 KiB buffers try BCopy, then go at least 80 % by AZ; 4 KiB sends
+#    (threshold and LIBSDP_ASYNC_MIN 4 KiB) try AZ, then at least 80 % are
+#    copied; with sdp_zcopy_adapt=0 every AZ send goes asynchronously;
 #  - nothing leaks (sdp_check_clean).
 # About 200 s on Debian's kernel, three times that under the debug one.
 # timeout: 1800
 . "$(dirname "$0")/lib.sh"
 
-sdp_fresh || exit 1
+# The semantics first, every AZ send asynchronous (the fixed threshold:
+# the choice by cost, tested below, could copy some, which is right but
+# would test less).
+sdp_fresh sdp_zcopy_adapt=0 || exit 1
 addr=$SDP_ADDR
+param=/sys/module/ib_sdp/parameters
 conf=/tmp/az.conf
 printf 'use sdp server * *:*\nuse sdp client * *:*\n' >"$conf"
 
@@ -44,7 +58,7 @@ az() {	# mode port [env...]: run one sdp_az mode under libsdp
 	return $rc
 }
 
-for m in overwrite kwrite echo cross memops ownuffd fork close linger signals noread stress; do
+for m in overwrite kwrite echo cross memops ownuffd fork close closeall linger signals noread stress; do
 	sends=$(sdp_stat AzSends) perr=$(sdp_stat ProtoErrors)
 	az "$m" 8300 LIBSDP_ASYNC=1
 	check_eq "sdp_az $m, asynchronous" 0 "$?"
@@ -52,6 +66,15 @@ for m in overwrite kwrite echo cross memops ownuffd fork close linger signals no
 		test "$(sdp_stat AzSends)" -gt "$sends"
 	check_eq "sdp_az $m: no protocol error" "$perr" "$(sdp_stat ProtoErrors)"
 done
+sends=$(sdp_stat AzSends)
+az closeall 8302 LIBSDP_ASYNC=1 >/dev/null
+check "after closefrom(3), sends still go asynchronously" \
+	test "$(sdp_stat AzSends)" -ge $((sends + 2))
+pinned=$(sdp_stat AzSyncPinned)
+az pinned 8304 LIBSDP_ASYNC=1
+check_eq "sdp_az pinned: a send from an io_uring fixed buffer" 0 "$?"
+check "... went synchronously (AzSyncPinned)" \
+	test "$(sdp_stat AzSyncPinned)" -gt "$pinned"
 check "a receive waited for a send in flight (echo)" \
 	test "$(sdp_stat AzRecvWaits)" -gt 0
 check_eq "nothing left in flight: no page held" 0 "$(sdp_stat ZcopyPageRefs)"
@@ -78,6 +101,44 @@ check_eq "unprotected but checked: synchronous, right" 0 "$?"
 check "the module refused the unprotected ranges" \
 	test "$(sdp_stat AzSyncUnprotected)" -gt "$unprot"
 
+sdp_check_clean
+
+# ---- the choice by cost: AZ or BCopy -------------------------------------
+# azbench PORT SIZE [ENV...]: a 3 s stream of SIZE-byte sends (sdp_az
+# bench); sets az (bytes that went asynchronously), bc (BCopy bytes),
+# asyncs and copied (AZ sends that went so, and that the rule copied)
+azbench() {
+	local p=$1 size=$2 a0 b0 s0 c0 out
+	shift 2
+	a0=$(sdp_stat AzBytes) b0=$(sdp_stat TxBytes)
+	s0=$(sdp_stat AzSends) c0=$(sdp_stat AzSyncCopied)
+	out=$(env LD_PRELOAD="$LIBSDP" LIBSDP_CONFIG_FILE="$conf" \
+		LIBSDP_ASYNC=1 "$@" timeout 120 sdp_az bench "$addr" "$p" \
+		"$size" 0 3 2>&1)
+	az=$(( $(sdp_stat AzBytes) - a0 )) bc=$(( $(sdp_stat TxBytes) - b0 ))
+	asyncs=$(( $(sdp_stat AzSends) - s0 ))
+	copied=$(( $(sdp_stat AzSyncCopied) - c0 ))
+	echo "# $size B AZ sends $*: ${out%% *} MB/s; AZ $az B in $asyncs sends, BCopy $bc B ($copied sends copied by the rule)"
+}
+pct() { echo $(( $1 * 100 / ($2 + 1) )); }
+
+sdp_unload
+sdp_load sdp_rx_size=4 rcvbuf_initial_size=4096 rcvbuf_max_size=4096 || exit 1
+azbench 8320 1048576 LIBSDP_ASYNC_MIN=65536
+check "1 MiB, small ring: BCopy tried" test "$copied" -gt 0
+check "1 MiB, small ring: at least 80 % by AZ ($(pct $az $((az + bc))) %)" \
+	test "$(pct $az $((az + bc)))" -ge 80
+sdp_unload
+sdp_load sdp_zcopy_thresh=4096 || exit 1
+azbench 8322 4096 LIBSDP_ASYNC_MIN=4096
+check "4 KiB: AZ tried" test "$asyncs" -gt 0
+check "4 KiB: then at least 80 % copied by the rule ($(pct $copied $((copied + asyncs))) %)" \
+	test "$(pct $copied $((copied + asyncs)))" -ge 80
+echo 0 >$param/sdp_zcopy_adapt
+azbench 8324 4096 LIBSDP_ASYNC_MIN=4096
+echo 1 >$param/sdp_zcopy_adapt
+check "4 KiB, sdp_zcopy_adapt=0: AZ sends" test "$asyncs" -gt 0
+check_eq "4 KiB, sdp_zcopy_adapt=0: none copied" 0 "$copied"
 sdp_check_clean
 
 # the differential suite with AZ-SDP on every send of a page or more (it

@@ -43,6 +43,16 @@
  *   sdp_az close ADDR PORT
  *	a child process sends 4 MiB and exits at once: the receiver gets all
  *	of it, then the end.
+ *   sdp_az closeall ADDR PORT
+ *	a child process sends 1 MiB and overwrites it, closefrom(3) (the
+ *	socket too, as a daemon closes all it inherited), then connects
+ *	again (PORT + 1) and does it again: both receivers get what was
+ *	sent, then the end (libsdp keeps its own descriptors).
+ *   sdp_az pinned ADDR PORT
+ *	a buffer registered as an io_uring fixed buffer (pinned: the
+ *	kernel's writes through it never fault): a send from it, then at
+ *	once an io_uring READ_FIXED into it: all of it, and the receiver
+ *	sees only what was sent (the send must have been synchronous).
  *   sdp_az linger ADDR PORT
  *	send 4 MiB, then close() with SO_LINGER {1,0} at once: the reset
  *	ends the transfer, and the buffer is the program's again within
@@ -754,6 +764,98 @@ static int run_close(void)
 	return check_exit();
 }
 
+/* A child sends 1 MiB on @c and overwrites it, closes every descriptor
+ * from 3 up (closefrom(), as a daemon does), then connects to @p2 and
+ * does it again.
+ */
+static void closeall_child(int c, int p2)
+{
+	unsigned char *p = aligned_alloc(4096, KW);
+
+	memset(p, 'C', KW);
+	if (send_by(c, BY_SEND, p, KW))
+		_exit(1);
+	memset(p, 'x', KW);
+	closefrom(3);	/* the socket too, and libsdp's, were they not kept */
+	c = tcp_connector(p2);
+	memset(p, 'D', KW);
+	if (send_by(c, BY_SEND, p, KW))
+		_exit(2);
+	memset(p, 'x', KW);
+	_exit(0);
+}
+
+static int run_closeall(void)
+{
+	struct rx rx = { .eof = true }, rx2 = { .eof = true };
+	int c, l2, st;
+	pid_t pid;
+
+	tcp_pair(port, &c, &rx.fd);
+	l2 = tcp_listener(port + 1);
+	rx_add(&rx, KW, 'C', "sent, then closefrom(3)");
+	rx_add(&rx2, KW, 'D', "after closefrom(3), a new connection");
+	pid = fork();
+	if (!pid)
+		closeall_child(c, port + 1);
+	close(c);
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	rx2.fd = accept(l2, NULL, NULL);
+	CHECK(rx2.fd >= 0, "the second connection");
+	pthread_create(&rx2.t, NULL, rx_run, &rx2);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "the sender exited (%d)",
+	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	pthread_join(rx.t, NULL);
+	pthread_join(rx2.t, NULL);
+	close(rx.fd);
+	close(rx2.fd);
+	close(l2);
+	return check_exit();
+}
+
+/* ---- pinned ------------------------------------------------------------ */
+
+/* A buffer registered as an io_uring fixed buffer (long-term pinned: the
+ * kernel writes through the pin, no fault): a send from it, then at once
+ * an IORING_OP_READ_FIXED of a file into it.
+ */
+static int run_pinned(void)
+{
+	char path[] = "/var/tmp/sdp_az.XXXXXX";
+	unsigned char *buf = aligned_alloc(4096, KW), *src = malloc(KW);
+	struct io_uring_cqe *cqe;
+	struct rx rx = { 0 };
+	struct io_uring ring;
+	struct iovec iov = { buf, KW };
+	int c, fd, r = -1;
+
+	tcp_pair(port, &c, &rx.fd);
+	rx_add(&rx, KW, 'P', "a send from an io_uring fixed buffer");
+	pthread_create(&rx.t, NULL, rx_run, &rx);
+	memset(src, 'y', KW);
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, src, KW) == KW, "a file of 1 MiB");
+	unlink(path);
+	CHECK(!io_uring_queue_init(4, &ring, 0) &&
+	      !io_uring_register_buffers(&ring, &iov, 1),
+	      "the buffer registered with io_uring (pinned)");
+	memset(buf, 'P', KW);
+	CHECK(!send_by(c, BY_SEND, buf, KW), "sent from it");
+	io_uring_prep_read_fixed(io_uring_get_sqe(&ring), fd, buf, KW, 0, 0);
+	io_uring_submit(&ring);
+	if (!io_uring_wait_cqe(&ring, &cqe))
+		r = cqe->res;
+	CHECK(r == KW && buf[0] == 'y' && buf[KW - 1] == 'y',
+	      "a READ_FIXED into it at once: all of it (%d)", r);
+	pthread_join(rx.t, NULL);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	close(c);
+	close(rx.fd);
+	return check_exit();
+}
+
 /* ---- linger, signals, noread ----------------------------------------- */
 
 static int run_linger(void)
@@ -1019,6 +1121,10 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (!strcmp(argv[1], "close"))
 		return run_close();
+	if (!strcmp(argv[1], "closeall"))
+		return run_closeall();
+	if (!strcmp(argv[1], "pinned"))
+		return run_pinned();
 	if (!strcmp(argv[1], "ownuffd"))
 		return run_ownuffd();
 	if (!strcmp(argv[1], "cross"))
