@@ -75,8 +75,17 @@
  *	byte of the buffer after every n sends (the fault window).  Prints
  *	"MB/s send_us cpu_s_per_GB": throughput, the mean time a send call
  *	took, and the sender's CPU time per GB.
- * SDP_AZ_ROLE=send or recv in the environment runs one end of overwrite
- * or stress, for two hosts (ADDR the receiver's).
+ *   sdp_az hotspot ADDR PORT SIZE CLIENTS SECONDS
+ *	for testbed/bench-az, not a test: the paper's hot-spot test.  One
+ *	server (ADDR its address), CLIENTS client processes; each round
+ *	the server sends SIZE bytes to each client in turn, then takes a
+ *	byte from each.  Prints "us_per_client cpu_s_per_GB".
+ *   sdp_az sink ADDR PORT
+ *	the receiving end of bench on another host (SDP_AZ_ROLE=send
+ *	there): drains every connection to PORT; one to PORT + 1 ends it.
+ * SDP_AZ_ROLE=send or recv in the environment runs one end of overwrite,
+ * stress, bench or hotspot, for two hosts (ADDR the receiver's; for
+ * hotspot, the server's).
  * Each mode prints what it checked and exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -86,6 +95,7 @@
 #include <linux/userfaultfd.h>
 #include <liburing.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1066,7 +1076,7 @@ static int run_bench(size_t size, double us, double secs, int touch)
 	pid_t pid;
 
 	tcp_pair(port, &c, &s);
-	pid = fork();
+	pid = role == SEND_END ? -1 : fork();	/* else "sink" on the peer */
 	if (!pid) {	/* the receiver */
 		unsigned char *r = malloc(1 << 20);
 
@@ -1075,7 +1085,8 @@ static int run_bench(size_t size, double us, double secs, int touch)
 			;
 		_exit(0);
 	}
-	close(s);
+	if (s >= 0)
+		close(s);
 	memset(buf, 'b', size);
 	t0 = now_s();
 	c0 = cpu_s();
@@ -1093,8 +1104,117 @@ static int run_bench(size_t size, double us, double secs, int touch)
 	printf("%.1f %.1f %.3f\n", mb / (now_s() - t0), sent_s / n * 1e6,
 	       (cpu_s() - c0) / (mb / 1e3));
 	shutdown(c, SHUT_WR);
-	waitpid(pid, &st, 0);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
 	close(c);
+	return 0;
+}
+
+/* The receiving end of bench and hotspot on another host: every
+ * connection to PORT is drained by a child of its own; a connection to
+ * PORT + 1 ends it.
+ */
+static int run_sink(void)
+{
+	struct pollfd pf[2];
+	unsigned char *r;
+	int s;
+
+	pf[0] = (struct pollfd){ .fd = tcp_listener(port), .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = tcp_listener(port + 1),
+				 .events = POLLIN };
+	signal(SIGCHLD, SIG_IGN);	/* no zombies */
+	while (poll(pf, 2, -1) >= 0 && !(pf[1].revents & POLLIN)) {
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		s = accept(pf[0].fd, NULL, NULL);
+		if (s < 0 || fork()) {
+			close(s);
+			continue;
+		}
+		r = malloc(1 << 20);
+		while (recv(s, r, 1 << 20, 0) > 0)
+			;
+		_exit(0);
+	}
+	return 0;
+}
+
+/* ---- hotspot ----------------------------------------------------------- */
+
+/* A client of the hot spot: each round, take SIZE bytes, answer 1. */
+static void hotspot_client(int c, size_t size)
+{
+	unsigned char *r = malloc(size), ack = 'a';
+
+	while (recv_full(c, r, size) == (ssize_t)size)
+		if (send(c, &ack, 1, 0) != 1)
+			break;
+	_exit(0);
+}
+
+/* One server, @n clients: each round the server sends @size bytes from
+ * one buffer to each client in turn (blocking sends), then takes each
+ * one's 1-byte answer.  Prints the mean round time per client (us) and
+ * the server's CPU per GB.  ADDR is the server's; with SDP_AZ_ROLE=send
+ * only the server runs here, with recv only the clients.
+ */
+static int run_hotspot(size_t size, int n, double secs)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	unsigned char *buf = aligned_alloc(4096, size), ack;
+	double t0, c0;
+	unsigned long rounds = 0;
+	int l = -1, i, *c = calloc(n, sizeof(int));
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	if (role != RECV_END)
+		l = tcp_listener(port);
+	for (i = 0; role != SEND_END && i < n; i++) {
+		int fd = -1, k;
+
+		for (k = 0; k < 300 && fd < 0; k++) {	/* until it listens */
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fd, (void *)&a, sizeof(a))) {
+				close(fd);
+				fd = -1;
+				usleep(100000);
+			}
+		}
+		if (fd < 0) {
+			perror("connect");
+			return KSFT_FAIL;
+		}
+		if (!fork())
+			hotspot_client(fd, size);
+		close(fd);
+	}
+	if (role == RECV_END) {
+		while (wait(NULL) > 0)
+			;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		c[i] = accept(l, NULL, NULL);
+	close(l);
+	memset(buf, 'h', size);
+	t0 = now_s();
+	c0 = cpu_s();
+	while (now_s() - t0 < secs) {
+		for (i = 0; i < n; i++)
+			if (send_by(c[i], BY_SEND, buf, size))
+				return KSFT_FAIL;
+		for (i = 0; i < n; i++)
+			if (recv_full(c[i], &ack, 1) != 1)
+				return KSFT_FAIL;
+		rounds++;
+	}
+	printf("%.1f %.3f\n", (now_s() - t0) / rounds / n * 1e6,
+	       (cpu_s() - c0) / ((double)rounds * n * size / 1e9));
+	for (i = 0; i < n; i++)
+		close(c[i]);
+	while (wait(NULL) > 0)
+		;
 	return 0;
 }
 
@@ -1137,6 +1257,11 @@ int main(int argc, char **argv)
 		return run_noread();
 	if (!strcmp(argv[1], "stress"))
 		return run_stress(argc > 4 ? atof(argv[4]) : 20);
+	if (!strcmp(argv[1], "sink"))
+		return run_sink();
+	if (!strcmp(argv[1], "hotspot") && argc >= 7)
+		return run_hotspot(strtoul(argv[4], NULL, 0), atoi(argv[5]),
+				   atof(argv[6]));
 	if (!strcmp(argv[1], "bench") && argc >= 7)
 		return run_bench(strtoul(argv[4], NULL, 0), atof(argv[5]),
 				 atof(argv[6]), argc > 7 ? atoi(argv[7]) : 0);
