@@ -302,4 +302,10 @@ static inline long drain(int fd)
 	return n < 0 ? -errno : total;
 }
 
+/* The io_uring cases (parity_uring.c). */
+void case_uring_send_recv(void);
+void case_uring_send_zc(void);
+void case_uring_accept(void);
+void case_uring_bufring(void);
+
 #endif

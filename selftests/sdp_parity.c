@@ -1840,6 +1840,10 @@ static const struct parity_case cases[] = {
 	{ "ipv6", case_ipv6, 30 },
 	{ "v6_listen", case_v6_listen, 30 },
 	{ "v4mapped", case_v4mapped, 60 },
+	{ "uring_send_recv", case_uring_send_recv, 30 },
+	{ "uring_send_zc", case_uring_send_zc, 60 },
+	{ "uring_accept", case_uring_accept, 30 },
+	{ "uring_bufring", case_uring_bufring, 30 },
 };
 
 /* Deliberate differences: what SDP shows instead of TCP's answer, and

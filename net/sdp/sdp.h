@@ -251,6 +251,9 @@ struct sdp_send {
 						 * more than tx_size messages
 						 */
 	bool			az;		/* uarg is an AZ op's (sdp_az.c) */
+	bool			ubuf;		/* ... the caller's (msg_ubuf:
+						 * io_uring's SEND_ZC)
+						 */
 };
 
 /**

@@ -535,6 +535,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock,
 	lock_sock(child);
 	sock_graft(child, newsock);
 	newsock->state = SS_CONNECTED;
+	set_bit(SOCK_SUPPORT_ZC, &newsock->flags);	/* as sdp_sk_alloc() */
 	parent = cssk->parent;
 	cssk->parent = NULL;
 	release_sock(child);

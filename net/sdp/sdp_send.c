@@ -128,6 +128,47 @@ static int sdp_zc_uarg(struct sdp_sock *ssk, size_t size,
 	return 0;
 }
 
+/* The send's notification, if it wants one: io_uring's (msg_ubuf: its
+ * SEND_ZC, whatever SDP_ZEROCOPY says, as TCP), or MSG_ZEROCOPY's.
+ */
+static int sdp_send_uarg(struct sdp_sock *ssk, struct msghdr *msg,
+			 size_t size, struct sdp_send *s)
+{
+	int err;
+
+	if (!size)
+		return 0;
+	if (msg->msg_ubuf) {
+		s->uarg = msg->msg_ubuf;
+		s->ubuf = true;
+		net_zcopy_get(s->uarg);
+	} else if ((s->flags & MSG_ZEROCOPY) &&
+		   sock_flag(&ssk->sk, SOCK_ZEROCOPY)) {
+		err = sdp_zc_uarg(ssk, size, &s->uarg);
+		if (err)
+			return err;
+		s->no_zc = !uarg_to_msgzc(s->uarg)->zerocopy;
+	}
+	return 0;
+}
+
+/* The send call is over: its reference on the notification goes (an AZ
+ * op's goes in sdp_az_end()).
+ */
+static void sdp_send_uarg_done(struct sdp_send *s)
+{
+	if (s->ubuf) {
+		net_zcopy_put(s->uarg);	/* io_uring holds its own */
+	} else if (s->uarg && !s->az) {
+		if (!s->zc_used)
+			uarg_to_msgzc(s->uarg)->zerocopy = 0;
+		if (s->copied)
+			net_zcopy_put(s->uarg);
+		else
+			msg_zerocopy_put_abort(s->uarg, true);
+	}
+}
+
 /* sendto(MSG_FASTOPEN) on a socket not connected yet: connect, as TCP
  * does when TCP Fast Open has no cookie for the peer (the data then goes
  * once the connection is up: at once for a blocking socket, else the
@@ -185,25 +226,15 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		conn = sdp_conn_get(ssk);
 	}
 	s.conn = conn;
-	if ((s.flags & MSG_ZEROCOPY) && size && sock_flag(sk, SOCK_ZEROCOPY)) {
-		err = sdp_zc_uarg(ssk, size, &s.uarg);
-		if (err)
-			goto out;
-		s.no_zc = !uarg_to_msgzc(s.uarg)->zerocopy;
-	}
+	err = sdp_send_uarg(ssk, msg, size, &s);
+	if (err)
+		goto out;
 	if (az)
 		sdp_az_prepare(az, &s);
 	ssk->more = !!(s.flags & MSG_MORE);
 	/* the connection made while we waited, if we did */
 	err = ssk->tp->sendmsg(ssk, msg, &s);
-	if (s.uarg && !s.az) {
-		if (!s.zc_used)
-			uarg_to_msgzc(s.uarg)->zerocopy = 0;
-		if (s.copied)
-			net_zcopy_put(s.uarg);
-		else
-			msg_zerocopy_put_abort(s.uarg, true);
-	}
+	sdp_send_uarg_done(&s);
 out:
 	if (az)
 		sdp_az_end(ssk, az, s.az && s.zc_used);

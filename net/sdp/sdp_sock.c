@@ -62,6 +62,8 @@ struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 	if (!sk)
 		return NULL;
 	sock_init_data(sock, sk);
+	if (sock)	/* io_uring's SEND_ZC: sdp_sendmsg() takes msg_ubuf */
+		set_bit(SOCK_SUPPORT_ZC, &sock->flags);
 	sk->sk_type = SOCK_STREAM;
 	sk->sk_protocol = IPPROTO_TCP;
 	sk->sk_state = TCP_CLOSE;
