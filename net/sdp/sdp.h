@@ -109,6 +109,7 @@
 					 * have (more within its send budget:
 					 * sdp_window.c)
 					 */
+#define SDP_CTRL_OWED		(2 * SDP_REGIONS_MAX)	/* sdp_tx_owe() */
 #define SDP_CTRL_BUFS		4	/* control sends, and the receive buffers
 					 * kept for them beyond the credits
 					 */
@@ -170,6 +171,7 @@ enum sdp_buf_kind {
 	SDP_BUF_BOUNCE,	/* received data read by RDMA into kernel memory */
 	SDP_BUF_ZC_REG,	/* a registration's LOCAL_INV completion */
 	SDP_BUF_ZC_RW,	/* an RDMA READ op's completion */
+	SDP_BUF_RG,	/* a region batch's last REG_MR or LOCAL_INV */
 	SDP_BUF_LOCAL,	/* bytes from a peer on this host (sdp_local_data.c) */
 	SDP_BUF_SPILL,	/* received data copied out of its receive buffer,
 			 * which went back to the peer (sdp_window.c)
@@ -315,6 +317,11 @@ struct sdp_send {
  * @cm_event: rdma_cm's event handler for the socket's ids
  *	(sdp_cm_create_id())
  *
+ * One-sided RDMA (sdp_region.c; NULL: EOPNOTSUPP):
+ * @region_reg: SDP_REGION_REG on @conn, held: fill in @r->token
+ * @region_dereg: SDP_REGION_DEREG of @token on @conn, held
+ * @rdma_op: the SDP_RDMA op of a send (@s->copied: bytes moved)
+ *
  * All but @teardown, @writable, @wake_due, @sock_init and @conn_free are
  * called with the socket locked.
  * SIOCOUTQ and /proc count what a transport holds in the socket's
@@ -361,6 +368,13 @@ struct sdp_transport {
 	void	(*answer)(struct sock *sk, struct sdp_pending_req *req);
 	void	(*refuse)(struct sock *sk, struct sdp_pending_req *req);
 	int	(*cm_event)(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+	int	(*region_reg)(struct sdp_sock *ssk, struct sdp_conn *conn,
+			      struct sdp_region *r);
+	int	(*region_dereg)(struct sdp_sock *ssk, struct sdp_conn *conn,
+				u64 token);
+	int	(*rdma_op)(struct sdp_sock *ssk, struct msghdr *msg,
+			   const struct sdp_rdma *op, struct sdp_send *s);
 };
 
 extern const struct sdp_transport sdp_rdma_transport;
@@ -468,6 +482,11 @@ struct sdp_conn {
 	u32			tx_msg_min;	/* as in its Hello */
 	u32			tx_req;		/* ChRcvBuf size not yet acked */
 	bool			tx_req_send;	/* that ChRcvBuf not sent yet */
+	/* control messages with a size header to send when a control
+	 * buffer is free (sdp_tx_owe()), oldest first
+	 */
+	u32			ctrl_owed[SDP_CTRL_OWED];	/* mid << 24 | size */
+	u8			nctrl_owed;
 	u32			tx_returns;	/* messages to send, empty if need
 						 * be, for the peer's large buffers
 						 */
@@ -487,6 +506,7 @@ struct sdp_conn {
 
 	/* ZCopy (sdp_zcopy.c); zc is allocated on first use */
 	struct sdp_zc		*zc;
+	struct sdp_rg		*rg;	/* one-sided RDMA, on first use */
 	u32			peer_caps;	/* SDP_CAP_* both sides have */
 	u8			peer_adverts;	/* SrcAvails the peer takes */
 	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
@@ -811,6 +831,12 @@ enum sdp_mib_field {
 	SDP_MIB_AZ_RECV_WAITS,
 	SDP_MIB_AZ_FAULTS,		/* reported by libsdp */
 	SDP_MIB_AZ_SYNC_FAULTS,		/* reported by libsdp */
+	SDP_MIB_RG_REGS,
+	SDP_MIB_RG_DEREGS,
+	SDP_MIB_RG_PEER_REGIONS,
+	SDP_MIB_RG_WRITE_BYTES,
+	SDP_MIB_RG_READ_BYTES,
+	SDP_MIB_RG_REVOKE_TIMEOUTS,
 	SDP_MIB_MAX
 };
 
@@ -1081,6 +1107,29 @@ ssize_t sdp_zc_page_add(struct sdp_sock *ssk, struct sdp_conn *conn,
 			int flags, bool notlast);
 void sdp_zc_page_flush(struct sdp_sock *ssk);
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags);
+/* sdp_region.c: one-sided RDMA, the socket calls */
+int sdp_region_getsockopt(struct sdp_sock *ssk, char __user *optval,
+			  int __user *optlen);
+int sdp_region_setsockopt(struct sdp_sock *ssk, sockptr_t optval,
+			  unsigned int optlen);
+int sdp_region_cmsg(struct msghdr *msg, struct sdp_rdma *op);
+int sdp_region_send(struct sdp_sock *ssk, struct msghdr *msg,
+		    const struct sdp_rdma *op, struct sdp_send *s);
+
+/* sdp_rdma_region.c: ... over RDMA */
+#define SDP_RG_OPS		16	/* one-sided ops in flight per connection */
+#define SDP_RG_BATCH		16	/* REG_MRs or LOCAL_INVs posted at once */
+struct sdp_zc_rw;
+int sdp_rg_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
+	       struct sdp_region *r);
+int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token);
+int sdp_rg_op(struct sdp_sock *ssk, struct msghdr *msg,
+	      const struct sdp_rdma *op, struct sdp_send *s);
+const char *sdp_rg_rx(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rg_batch_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rg_teardown(struct sdp_sock *ssk);
+void sdp_rg_free(struct sdp_conn *conn);
+
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk);
 bool sdp_zc_adapt_pick(struct sdp_sock *ssk, size_t size,
 		       enum sdp_zca_way fast);
@@ -1141,6 +1190,7 @@ int sdp_send_stall(struct sock *sk, long timeo);
 
 /* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);
+int sdp_tx_owe(struct sdp_sock *ssk, u8 mid, u32 size);
 void sdp_tx_init_wait(struct sdp_conn *conn);
 void sdp_tx_post(struct sdp_sock *ssk, bool push);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);

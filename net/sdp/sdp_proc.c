@@ -100,6 +100,12 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_AZ_RECV_WAITS]		= "AzRecvWaits",
 	[SDP_MIB_AZ_FAULTS]		= "AzFaults",
 	[SDP_MIB_AZ_SYNC_FAULTS]	= "AzSyncFaults",
+	[SDP_MIB_RG_REGS]		= "RegionRegs",
+	[SDP_MIB_RG_DEREGS]		= "RegionDeregs",
+	[SDP_MIB_RG_PEER_REGIONS]	= "RegionPeerAdvs",
+	[SDP_MIB_RG_WRITE_BYTES]	= "RegionWriteBytes",
+	[SDP_MIB_RG_READ_BYTES]		= "RegionReadBytes",
+	[SDP_MIB_RG_REVOKE_TIMEOUTS]	= "RegionRevokeTimeouts",
 };
 
 /* Counter @i of @net, summed over the CPUs. */

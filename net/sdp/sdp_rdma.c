@@ -62,6 +62,10 @@ static void sdp_buf_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	case SDP_BUF_ZC_RW:
 		sdp_zc_complete(ssk, buf);
 		break;
+	case SDP_BUF_RG:
+		sdp_tx_status(ssk, buf);
+		sdp_rg_batch_done(ssk, buf);
+		break;
 	default:
 		sdp_tx_complete(ssk, buf);
 		break;
@@ -315,6 +319,7 @@ static void sdp_rdma_conn_free(struct sdp_conn *conn)
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
 	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);
+	sdp_rg_free(conn);
 	kvfree(conn->zc);
 }
 
@@ -350,6 +355,7 @@ static void sdp_rdma_teardown(struct sdp_sock *ssk)
 	ib_drain_qp(ssk->conn->qp);
 	lock_sock(sk);
 	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
+	sdp_rg_teardown(ssk);	/* likewise the regions' */
 	release_sock(sk);
 	rdma_disconnect(id);
 	lock_sock(sk);
@@ -458,4 +464,7 @@ const struct sdp_transport sdp_rdma_transport = {
 	.answer		= sdp_rdma_answer,
 	.refuse		= sdp_rdma_refuse,
 	.cm_event	= sdp_cm_handler,
+	.region_reg	= sdp_rg_reg,
+	.region_dereg	= sdp_rg_dereg,
+	.rdma_op	= sdp_rg_op,
 };

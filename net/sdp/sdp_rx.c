@@ -77,10 +77,18 @@ static const char *sdp_rx_check(struct sdp_conn *conn, struct sdp_buf *buf,
 		if (!(conn->peer_caps & SDP_CAP_RESIZE))
 			return "message id not negotiated";
 		break;
+	case SDP_MID_REGION_ADV:
+	case SDP_MID_REGION_REVOKE:
+	case SDP_MID_REGION_REVOKE_ACK:
+		if (!(conn->peer_caps & SDP_CAP_REGIONS))
+			return "message id not negotiated";
+		break;
 	default:
 		return "message id not negotiated";
 	}
-	if (h->mid != SDP_MID_DATA && len != min)
+	/* a RegionAdv's length is its keys' (sdp_rg_rx_adv()) */
+	if (h->mid != SDP_MID_DATA && h->mid != SDP_MID_REGION_ADV &&
+	    len != min)
 		return "payload on a control message";
 	*val = h->flags;
 	if (h->flags & ~(SDP_OOB_PRES | SDP_OOB_PEND))
@@ -206,6 +214,20 @@ void sdp_rx_early(struct sdp_sock *ssk)
 		sdp_rx_message(ssk, buf);
 	}
 	INIT_LIST_HEAD(&conn->rx_early);
+}
+
+/* A message of one-sided RDMA's (sdp_rdma_region.c).  Return: false if
+ * it aborted the connection.
+ */
+static bool sdp_rx_region(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	u8 mid = ((struct sdp_bsdh *)buf->data)->mid;
+	const char *bad = sdp_rg_rx(ssk, buf);
+
+	sdp_rx_repost(ssk, buf);
+	if (bad)
+		sdp_proto_error(ssk, bad, mid);
+	return !bad;
 }
 
 /* A ZCopy message (sdp_rx_check() let only known ones through).
@@ -354,8 +376,9 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 			return;
 		}
 		break;
-	default:
-		if (!sdp_rx_zc_message(ssk, buf))
+	default:	/* ZCopy's, or one-sided RDMA's */
+		if (!(sdp_mid_region(h->mid) ? sdp_rx_region(ssk, buf) :
+		      sdp_rx_zc_message(ssk, buf)))
 			return;
 		break;
 	}

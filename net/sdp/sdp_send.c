@@ -194,8 +194,9 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_send s = { .flags = msg->msg_flags };
 	struct sdp_az_op *az = NULL;
+	struct sdp_rdma rop;
 	struct sdp_conn *conn;
-	int err;
+	int err, rdma;
 
 	/* sendfile()'s and splice()'s pages: by reference where we can */
 	if ((s.flags & MSG_SPLICE_PAGES) && iov_iter_is_bvec(&msg->msg_iter))
@@ -207,10 +208,14 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 			       sk_stream_error(sk, s.flags, err);
 	}
 
+	rdma = sdp_region_cmsg(msg, &rop);	/* a one-sided op? */
+	if (rdma < 0)
+		return rdma;
+
 	lock_sock(sk);
 	conn = sdp_conn_get(ssk);	/* what we hold stays while we sleep */
 	s.timeo = sock_sndtimeo(sk, s.flags & MSG_DONTWAIT);
-	if (ssk->az_chan) {
+	if (ssk->az_chan && !rdma) {
 		/* an AZ send: its record comes whatever happens now */
 		err = sdp_az_begin(ssk, msg, &az);
 		if (err)
@@ -231,6 +236,11 @@ int sdp_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 		goto out;
 	if (az)
 		sdp_az_prepare(az, &s);
+	if (rdma) {
+		err = sdp_region_send(ssk, msg, &rop, &s);
+		sdp_send_uarg_done(&s);
+		goto out;
+	}
 	ssk->more = !!(s.flags & MSG_MORE);
 	/* the connection made while we waited, if we did */
 	err = ssk->tp->sendmsg(ssk, msg, &s);

@@ -2,7 +2,8 @@
 /*
  * ib_sdp: socket options and ioctls, with TCP's checks and answers.
  *
- * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY, SDP_ASYNC), SOL_TCP (the TCP
+ * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY,
+ * SDP_ASYNC; SDP_REGION_REG and _DEREG go to sdp_region.c), SOL_TCP (the TCP
  * options that mean something for an SDP connection, TCP_INFO among them),
  * SOL_IP (IP_TOS) and SOL_IPV6 (IPV6_V6ONLY, IPV6_TCLASS).  SOL_SOCKET
  * options never come here: the socket core handles them, and calls
@@ -140,6 +141,8 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 	if (level != SOL_SDP && level != SOL_TCP && level != SOL_IP &&
 	    level != SOL_IPV6)
 		return -ENOPROTOOPT;
+	if (level == SOL_SDP && optname == SDP_REGION_DEREG)
+		return sdp_region_setsockopt(ssk, optval, optlen);
 	if (optlen < sizeof(int))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -308,6 +311,8 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 	if (level != SOL_SDP && level != SOL_TCP && level != SOL_IP &&
 	    level != SOL_IPV6)
 		return -ENOPROTOOPT;
+	if (level == SOL_SDP && optname == SDP_REGION_REG)
+		return sdp_region_getsockopt(ssk, optval, optlen);
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)

@@ -99,7 +99,9 @@ int sdp_send_ctrl(struct sdp_sock *ssk, u8 mid, u32 size)
 	buf->flags = 0;
 	buf->len = sizeof(struct sdp_bsdh);
 	if (mid == SDP_MID_RDMA_RD_COMPL || mid == SDP_MID_RDMA_WR_COMPL ||
-	    mid == SDP_MID_CH_RCV_BUF || mid == SDP_MID_CH_RCV_BUF_ACK) {
+	    mid == SDP_MID_CH_RCV_BUF || mid == SDP_MID_CH_RCV_BUF_ACK ||
+	    mid == SDP_MID_REGION_REVOKE ||
+	    mid == SDP_MID_REGION_REVOKE_ACK) {
 		struct sdp_size_hdr *sz = buf->data + sizeof(struct sdp_bsdh);
 
 		sz->size = cpu_to_be32(size);
@@ -313,6 +315,43 @@ static void sdp_tx_flush_tail(struct sdp_sock *ssk)
 }
 
 /**
+ * sdp_tx_owe - send a control message with a size header once a control
+ *	buffer is free, after those owed before
+ * @ssk: the socket, locked
+ * @mid: its id (RegionRevoke, RegionRevokeAck)
+ * @size: its size header's value, below 2^24
+ *
+ * Return: 0, or -ENOSPC with SDP_CTRL_OWED owed already.
+ */
+int sdp_tx_owe(struct sdp_sock *ssk, u8 mid, u32 size)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	sdp_assert_locked(ssk);
+
+	if (conn->nctrl_owed == SDP_CTRL_OWED)
+		return -ENOSPC;
+	conn->ctrl_owed[conn->nctrl_owed++] = (u32)mid << 24 | size;
+	sdp_tx_flush(ssk);
+	return 0;
+}
+
+/* The control messages owed (sdp_tx_owe()), while control buffers last. */
+static void sdp_tx_flush_owed(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+	u32 m;
+
+	while (conn->nctrl_owed) {
+		m = conn->ctrl_owed[0];
+		if (sdp_send_ctrl(ssk, m >> 24, m & 0xffffff))
+			return;
+		memmove(conn->ctrl_owed, conn->ctrl_owed + 1,
+			--conn->nctrl_owed * sizeof(conn->ctrl_owed[0]));
+	}
+}
+
+/**
  * sdp_tx_post - post what may be posted now
  * @ssk: the socket, locked
  * @push: corked data too
@@ -337,6 +376,7 @@ void sdp_tx_post(struct sdp_sock *ssk, bool push)
 	if (sdp_rx_ack_due(ssk) &&
 	    !sdp_send_ctrl(ssk, SDP_MID_CH_RCV_BUF_ACK, conn->rcv_size))
 		sdp_rx_ack_sent(conn);
+	sdp_tx_flush_owed(ssk);
 
 	if (sdp_tx_flush_queue(ssk, push))
 		sdp_tx_flush_tail(ssk);

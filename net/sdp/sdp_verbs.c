@@ -148,7 +148,8 @@ static u32 sdp_rw_op_wrs(u32 sge)
  * The send queue holds every data and control message, the keepalive
  * probe, a REG_MR and a LOCAL_INV for each ZCopy registration, the RDMA
  * READ ops of a reader and the RDMA WRITE ops of a writer running at the
- * same time, and one more for ib_drain_qp().  rdma_rw adds its own share
+ * same time, the one-sided ops and one batch of a region's REG_MRs or
+ * LOCAL_INVs (sdp_rdma_region.c), and one more for ib_drain_qp().  rdma_rw adds its own share
  * for its contexts (both directions).  The CQ is sized by the caller for
  * a completion of every one of them.
  */
@@ -162,8 +163,9 @@ static void sdp_qp_caps(struct sdp_conn *conn, struct ib_device *dev,
 	attr->cap.max_send_sge = sge;
 	attr->cap.max_send_wr = conn->tx_size + SDP_CTRL_BUFS + 1 +
 				2 * SDP_ZC_REGS +
-				2 * SDP_ZC_RW_OPS * sdp_rw_op_wrs(sge) + 1;
-	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS;
+				(2 * SDP_ZC_RW_OPS + SDP_RG_OPS) *
+				sdp_rw_op_wrs(sge) + SDP_RG_BATCH + 1;
+	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS + SDP_RG_OPS;
 	attr->cap.max_recv_wr = sdp_rx_ring_size(conn) + 1;
 	attr->cap.max_recv_sge = 1;
 	attr->cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);
@@ -293,6 +295,7 @@ static const char *const sdp_buf_kind_name[] = {
 	[SDP_BUF_CTRL] = "ctrl", [SDP_BUF_PROBE] = "probe",
 	[SDP_BUF_BOUNCE] = "bounce", [SDP_BUF_ZC_REG] = "local-inv",
 	[SDP_BUF_ZC_RW] = "rdma-rw",
+	[SDP_BUF_RG] = "region",
 };
 
 static const char *sdp_buf_kind_str(u8 kind)

@@ -27,6 +27,9 @@ enum sdp_mid {
 	SDP_MID_SINK_CANCEL_ACK		= 0x0a,
 	SDP_MID_CH_RCV_BUF		= 0x0b,
 	SDP_MID_CH_RCV_BUF_ACK		= 0x0c,
+	SDP_MID_REGION_ADV		= 0x0d,	/* ib_sdp: one-sided RDMA */
+	SDP_MID_REGION_REVOKE		= 0x0e,
+	SDP_MID_REGION_REVOKE_ACK	= 0x0f,
 	SDP_MID_SINK_AVAIL		= 0xfd,
 	SDP_MID_SRC_AVAIL		= 0xfe,
 	SDP_MID_DATA			= 0xff,
@@ -54,8 +57,10 @@ struct sdp_bsdh {
 #define SDP_CAP_SINK_AVAIL	0x2	/* write-based ZCopy (SinkAvail) */
 #define SDP_CAP_RESIZE		0x4	/* ChRcvBuf / ChRcvBufAck */
 #define SDP_CAP_INIT_FIRST	0x8	/* iWARP: the active side sends first */
+#define SDP_CAP_REGIONS		0x10	/* RegionAdv, RegionRevoke(Ack) */
 #define SDP_CAPS		(SDP_CAP_SRC_AVAIL | SDP_CAP_SINK_AVAIL | \
-				 SDP_CAP_RESIZE | SDP_CAP_INIT_FIRST)
+				 SDP_CAP_RESIZE | SDP_CAP_INIT_FIRST | \
+				 SDP_CAP_REGIONS)
 
 /* Active side, in the REQ private data. */
 struct sdp_hello {
@@ -91,6 +96,40 @@ struct sdp_avail_hdr {
 	__be64	addr;		/* remote virtual address */
 } __packed;
 
+/* RegionAdv: a region the sender registered for us (SDP_REGION_REG), in
+ * nkeys MRs; region byte o is at byte a = first + o of the MRs' run,
+ * in MR a / seg_len, seg_len - first bytes in the first.
+ */
+struct sdp_region_hdr {
+	__be32	id;		/* the sender's slot: < SDP_REGIONS_MAX */
+	__be32	access;		/* SDP_REGION_READ | SDP_REGION_WRITE */
+	__be64	token;
+	__be64	len;		/* 1 .. SDP_REGION_MAX_LEN */
+	__be32	first;		/* < seg_len */
+	__be32	seg_len;	/* bytes each MR maps, a multiple of 4096 */
+	__be16	nkeys;		/* (first + len) / seg_len rounded up */
+	__be16	reserved;
+	__be32	reserved2;
+} __packed;
+
+struct sdp_region_key {
+	__be64	addr;		/* the MR's first byte */
+	__be32	rkey;
+	__be32	reserved;
+} __packed;
+
+#define SDP_REGION_KEYS_MAX	64	/* keys in a RegionAdv */
+
+/* RegionRevoke, RegionRevokeAck: the slot in a size header (struct
+ * sdp_size_hdr).
+ */
+
+static inline bool sdp_mid_region(u8 mid)
+{
+	return mid == SDP_MID_REGION_ADV || mid == SDP_MID_REGION_REVOKE ||
+	       mid == SDP_MID_REGION_REVOKE_ACK;
+}
+
 /* Largest rdma_cm private data ib_sdp may use for its Hello (IB REQ). */
 #define SDP_HELLO_PRIVATE_DATA_MAX	56
 
@@ -100,6 +139,8 @@ static_assert(sizeof(struct sdp_hello_ack) == 32);
 static_assert(sizeof(struct sdp_hello) <= SDP_HELLO_PRIVATE_DATA_MAX);
 static_assert(sizeof(struct sdp_size_hdr) == 4);
 static_assert(sizeof(struct sdp_avail_hdr) == 16);
+static_assert(sizeof(struct sdp_region_hdr) == 40);
+static_assert(sizeof(struct sdp_region_key) == 16);
 
 /**
  * sdp_mid_min_len - smallest valid length of a message
@@ -124,7 +165,12 @@ static inline u32 sdp_mid_min_len(u8 mid)
 	case SDP_MID_RDMA_RD_COMPL:
 	case SDP_MID_CH_RCV_BUF:
 	case SDP_MID_CH_RCV_BUF_ACK:
+	case SDP_MID_REGION_REVOKE:
+	case SDP_MID_REGION_REVOKE_ACK:
 		return sizeof(struct sdp_bsdh) + sizeof(struct sdp_size_hdr);
+	case SDP_MID_REGION_ADV:	/* and its keys */
+		return sizeof(struct sdp_bsdh) + sizeof(struct sdp_region_hdr) +
+		       sizeof(struct sdp_region_key);
 	case SDP_MID_SINK_AVAIL:
 	case SDP_MID_SRC_AVAIL:
 		return sizeof(struct sdp_bsdh) + sizeof(struct sdp_avail_hdr);

@@ -261,7 +261,7 @@ struct sdp_zc_reg *sdp_zc_free_reg(struct sdp_zc *zc)
  * step it by one.  The key is also valid on this connection's QP alone
  * (its own PD), so a key seen once helps no other connection.
  */
-static void sdp_zc_new_key(struct ib_mr *mr)
+void sdp_zc_new_key(struct ib_mr *mr)
 {
 	u8 key = get_random_u32() & 0xff;
 
@@ -277,7 +277,7 @@ static void sdp_zc_new_key(struct ib_mr *mr)
  * first page, which the device's page list relies on.  Registrations are
  * at most SDP_ZC_REG_PAGES long, far from wrapping.
  */
-static void sdp_zc_hide_iova(struct ib_mr *mr)
+void sdp_zc_hide_iova(struct ib_mr *mr)
 {
 	u64 base = get_random_u64() & GENMASK_ULL(62, PAGE_SHIFT);
 
@@ -511,6 +511,8 @@ void sdp_zc_complete(struct sdp_sock *ssk, struct sdp_buf *buf)
 	/* only now: a reader that sees the op done sees its error too */
 	rw->busy = false;
 	sdp_zc_wake(&ssk->sk);
+	if (rw->done)
+		rw->done(ssk, rw);
 }
 
 /* A work request of an op before its last completed: only an error

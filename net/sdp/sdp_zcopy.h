@@ -54,6 +54,11 @@ struct sdp_zc_rw {
 	u32			len;
 	u8			dir;	/* DMA_FROM_DEVICE: READ; DMA_TO_DEVICE: WRITE */
 	bool			busy;	/* posted, completion not seen */
+	/* its owner's word once it is over (an op of sdp_rdma_region.c),
+	 * or NULL
+	 */
+	void			(*done)(struct sdp_sock *ssk,
+					struct sdp_zc_rw *rw);
 	bool			stuck;	/* posted in part (a post failed): no
 					 * completion will come; the teardown
 					 * ends it once the QP is drained
@@ -125,6 +130,8 @@ enum sdp_zc_sink_state {
 };
 
 void sdp_zc_wake(struct sock *sk);
+void sdp_zc_new_key(struct ib_mr *mr);
+void sdp_zc_hide_iova(struct ib_mr *mr);
 ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
 		   int max, bool write, size_t *off);
 void sdp_zc_unpin(struct page **pages, int n, bool dirty);

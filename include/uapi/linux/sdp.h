@@ -134,4 +134,65 @@ struct sdp_az_count {
 #define SDP_AZ_IOC_VMA		_IOWR('S', 2, struct sdp_az_vma)
 #define SDP_AZ_IOC_COUNT	_IOW('S', 3, struct sdp_az_count)
 
+/*
+ * One-sided RDMA through the socket (Documentation/sdp.rst, "One-sided
+ * RDMA"; sdp(7) has a worked example).  On a connected SDP socket:
+ *
+ * getsockopt(SOL_SDP, SDP_REGION_REG, struct sdp_region *, &len) pins
+ * [addr, addr + len) of the caller's memory (charged to RLIMIT_MEMLOCK),
+ * registers it for the peer with the access given, and fills in token: a
+ * random number that names the region on this connection only.  The
+ * program hands the token to its peer by its own protocol on this
+ * connection (the kernel tells the peer's kernel about the region ahead
+ * of any byte sent after the call).
+ *
+ * The peer's sendmsg() with a control message (level SOL_SDP, type
+ * SDP_RDMA, a struct sdp_rdma) then writes the call's iovec into the
+ * region at offset (SDP_RDMA_WRITE), or reads that many bytes from there
+ * into the iovec (SDP_RDMA_READ), by RDMA, without this side's program
+ * taking part.  It returns the bytes moved, and:
+ *   - plain (blocking): once the op is complete;
+ *   - with MSG_ZEROCOPY on a socket with SDP_ZEROCOPY: once it is posted;
+ *     its completion comes on the error queue as a MSG_ZEROCOPY send's;
+ *   - by io_uring's IORING_OP_SENDMSG_ZC: the notification CQE once it
+ *     is complete.
+ * A WRITE followed by a send() on the same socket arrives first: the
+ * peer that reads those bytes finds the WRITE's in its region.
+ *
+ * setsockopt(SOL_SDP, SDP_REGION_DEREG, &token, sizeof(token)) ends a
+ * region: the peer's kernel refuses new ops on it and finishes those in
+ * flight, then the key is invalidated and the pages released; the call
+ * returns then (a peer that does not answer in SDP_REGION_GRACE_MS loses
+ * the key anyway: an op of its after that resets the connection).
+ * Closing the socket ends every region.
+ */
+#define SDP_REGION_REG		85
+#define SDP_REGION_DEREG	86
+#define SDP_RDMA		87	/* the control message */
+
+#define SDP_REGION_READ		0x1	/* the peer may read it */
+#define SDP_REGION_WRITE	0x2	/* the peer may write into it */
+
+#define SDP_REGION_MAX_LEN	(64ULL << 20)	/* bytes in one region */
+#define SDP_REGIONS_MAX		16	/* regions per connection, each way */
+#define SDP_REGION_GRACE_MS	10000
+
+struct sdp_region {
+	__u64	addr;		/* in: the first byte */
+	__u64	len;		/* in: 1 .. SDP_REGION_MAX_LEN */
+	__u32	access;		/* in: SDP_REGION_READ and/or _WRITE */
+	__u32	flags;		/* in: 0 */
+	__u64	token;		/* out */
+};
+
+#define SDP_RDMA_WRITE		1	/* the iovec into the peer's region */
+#define SDP_RDMA_READ		2	/* the peer's region into the iovec */
+
+struct sdp_rdma {
+	__u64	token;		/* a region the peer registered here */
+	__u64	offset;		/* in it: the op covers [offset, + iovec) */
+	__u32	op;		/* SDP_RDMA_WRITE or SDP_RDMA_READ */
+	__u32	flags;		/* 0 */
+};
+
 #endif /* _UAPI_LINUX_SDP_H */
