@@ -177,6 +177,23 @@ static bool sdp_az_busy(struct sdp_az_chan *chan, u64 addr, u64 len)
 	return false;
 }
 
+/* Does an op of @chan other than @self cover the page at @addr? */
+static bool sdp_az_page_ours(struct sdp_az_chan *chan,
+			     const struct sdp_az_op *self, u64 addr)
+{
+	struct sdp_az_op *op;
+	unsigned long flags;
+	bool ours = false;
+
+	spin_lock_irqsave(&chan->lock, flags);
+	list_for_each_entry(op, &chan->ops, node)
+		if (op != self && addr < op->addr + op->len &&
+		    op->addr < addr + PAGE_SIZE)
+			ours = true;
+	spin_unlock_irqrestore(&chan->lock, flags);
+	return ours;
+}
+
 /* Is every mapping over [addr, addr + len) private anonymous memory
  * registered for write-protection to @chan's userfaultfd?  Under
  * mmap_read_lock.
@@ -199,49 +216,43 @@ static bool sdp_az_vmas_ours(struct sdp_az_chan *chan, struct mm_struct *mm,
 	return true;
 }
 
-/* No page of the range writable, none pinned by another.  Pages not
- * present are neither (the send's own pin brings them in read-only).
+/* No page of @op's range writable, none pinned by another.  Pages not
+ * present are neither (the send's own pin brings them in read-only).  A
+ * page another op of ours covers is pinned by that op: expected there
+ * (@op itself is on the channel's list already, and pins nothing yet).
  */
-static u32 sdp_az_check_pages(struct sdp_az_chan *chan, u64 addr, u64 len,
-			      bool ours)
+static u32 sdp_az_check_pages(struct sdp_az_chan *chan,
+			      const struct sdp_az_op *op)
 {
 	struct page *page;
 	u64 at;
 	bool pinned;
 
-	for (at = addr; at < addr + len; at += PAGE_SIZE) {
+	for (at = op->addr; at < op->addr + op->len; at += PAGE_SIZE) {
 		if (get_user_page_fast_only(at, FOLL_WRITE, &page)) {
 			put_page(page);
 			return SDP_AZ_SYNC_UNPROTECTED;
 		}
-		/* our own ops' pins are expected there */
-		if (ours || !get_user_page_fast_only(at, 0, &page))
+		if (!get_user_page_fast_only(at, 0, &page))
 			continue;
 		pinned = folio_maybe_dma_pinned(page_folio(page));
 		put_page(page);
-		if (pinned)
+		if (pinned && !sdp_az_page_ours(chan, op, at))
 			return SDP_AZ_SYNC_PINNED;
 	}
 	return SDP_AZ_SYNC_NONE;
 }
 
-/* May [addr, addr + len) go asynchronously?  SDP_AZ_SYNC_NONE or why not. */
-static u32 sdp_az_check(struct sdp_az_chan *chan, u64 addr, u64 len)
+/* May @op's range go asynchronously?  SDP_AZ_SYNC_NONE or why not. */
+static u32 sdp_az_check(struct sdp_az_chan *chan, const struct sdp_az_op *op)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long flags;
-	bool ours;
 	u32 why;
-
-	spin_lock_irqsave(&chan->lock, flags);
-	ours = sdp_az_busy(chan, addr, len);
-	spin_unlock_irqrestore(&chan->lock, flags);
 
 	if (mmap_read_lock_killable(mm))
 		return SDP_AZ_SYNC_OTHER;
-	why = sdp_az_vmas_ours(chan, mm, addr, len) ?
-	      sdp_az_check_pages(chan, addr, len, ours) :
-	      SDP_AZ_SYNC_UNPROTECTED;
+	why = sdp_az_vmas_ours(chan, mm, op->addr, op->len) ?
+	      sdp_az_check_pages(chan, op) : SDP_AZ_SYNC_UNPROTECTED;
 	mmap_read_unlock(mm);
 	return why;
 }
@@ -342,7 +353,7 @@ void sdp_az_prepare(struct sdp_az_op *op, struct sdp_send *s)
 	if (s->uarg || !s->timeo || (s->flags & MSG_OOB))
 		op->reason = SDP_AZ_SYNC_OTHER;
 	else if (READ_ONCE(sdp_az_verify))
-		op->reason = sdp_az_check(op->chan, op->addr, op->len);
+		op->reason = sdp_az_check(op->chan, op);
 	if (!op->reason && mm_account_pinned_pages(&op->mmp, op->len))
 		op->reason = SDP_AZ_SYNC_BUDGET;
 	if (op->reason)
