@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One-sided RDMA through the socket (sdp_region; Documentation/sdp.rst,
-# "One-sided RDMA"), over rxe in one VM (or siw, SDP_RDMA=siw):
+# "One-sided RDMA"), over rxe in one VM (or siw, SDP_RDMA=siw), then by
+# the local transport:
 #  - WRITE and READ of 4 KiB to 64 MiB - 5 at unaligned offsets, every
 #    byte checked by the other side, each WRITE's bytes there when the
 #    stream message sent after it arrives, stream bytes in between;
@@ -23,6 +24,7 @@ for m in rw errors; do
 	echo "$out" | grep -vE '^# ok '
 	check_eq "sdp_region $m" 0 "$rc"
 done
+check_eq "over RDMA: no local connection" 0 "$(sdp_stat LocalActiveOpens)"
 # the example of sdp(7) and userspace/examples/sdp_reply.c
 ex=userspace/examples/sdp_reply
 [ -x "$ex" ] || ex=$(dirname "$0")/../userspace/examples/sdp_reply
@@ -37,5 +39,21 @@ check "bytes written one-sided" test "$(sdp_stat RegionWriteBytes)" -gt $((64 <<
 check "bytes read one-sided" test "$(sdp_stat RegionReadBytes)" -gt $((64 << 20))
 check_eq "no protocol error" "$perr" "$(sdp_stat ProtoErrors)"
 check_eq "no revoke went unanswered" 0 "$(sdp_stat RegionRevokeTimeouts)"
+sdp_check_clean
+
+# the same by the local transport (a copy into the registered pages)
+sdp_unload
+sdp_load sdp_local=1 || exit 1
+for m in rw errors; do
+	out=$(timeout 300 sdp_region $m 127.0.0.1 8420 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^# ok '
+	check_eq "sdp_region $m, local transport" 0 "$rc"
+done
+check "local: carried by the local transport" \
+	test "$(sdp_stat LocalActiveOpens)" -gt 0
+check "local: bytes written and read" \
+	test "$(sdp_stat RegionWriteBytes)" -gt $((64 << 20)) -a \
+	"$(sdp_stat RegionReadBytes)" -gt $((64 << 20))
 sdp_check_clean
 finish

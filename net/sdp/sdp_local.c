@@ -564,6 +564,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 	struct sdp_conn *conn;
 	struct sdp_local_link *link;
 	struct sdp_local_end *me, *other;
+	struct sdp_local_region *regions[SDP_REGIONS_MAX];
 	struct sdp_sock *peer = NULL;
 	struct sdp_buf *buf, *tmp;
 	LIST_HEAD(drop);
@@ -585,6 +586,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 	other = &link->end[!conn->side];
 	me->ssk = NULL;
 	list_splice_init(&me->inbox, &drop);
+	sdp_local_regions_drop(me, regions);
 	if (rst && other->ssk) {
 		peer = other->ssk;
 		other->rst = true;
@@ -594,6 +596,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 
 	list_for_each_entry_safe(buf, tmp, &drop, list)
 		sdp_local_buf_free(ssk, buf);
+	sdp_local_regions_put(regions);
 	release_sock(sk);
 	if (peer) {
 		sdp_local_kick(peer);
@@ -679,6 +682,9 @@ const struct sdp_transport sdp_local_transport = {
 	.unlisten	= sdp_local_unlisten,
 	.answer		= sdp_local_answer_pending,
 	.refuse		= sdp_local_refuse,
+	.region_reg	= sdp_local_region_reg,
+	.region_dereg	= sdp_local_region_dereg,
+	.rdma_op	= sdp_local_rdma_op,
 };
 
 static_assert(SDP_LOCAL_CHUNK + sizeof(struct sdp_buf) <= 64 * 1024);

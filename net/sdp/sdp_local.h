@@ -39,6 +39,8 @@ struct sdp_local_end {
 					   */
 	bool			fin_acked; /* that FIN acked, to apply */
 	struct sdp_local_sink	*sink;	/* this end's reader's buffer */
+	/* its owner's regions for one-sided RDMA (sdp_local_region.c) */
+	struct sdp_local_region	*regions[SDP_REGIONS_MAX];
 };
 
 /**
@@ -56,5 +58,17 @@ struct sdp_local_link {
 };
 
 void sdp_local_ack_work(struct work_struct *work);
+
+/* sdp_local_region.c: one-sided RDMA, by copy */
+struct sdp_local_region;
+int sdp_local_region_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
+			 struct sdp_region *r);
+int sdp_local_region_dereg(struct sdp_sock *ssk, struct sdp_conn *conn,
+			   u64 token);
+int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
+		      const struct sdp_rdma *op, struct sdp_send *s);
+void sdp_local_regions_drop(struct sdp_local_end *end,
+			    struct sdp_local_region **list);
+void sdp_local_regions_put(struct sdp_local_region **list);
 
 #endif /* _SDP_LOCAL_H */
