@@ -14,13 +14,16 @@
  *	the WRITE's bytes are there when it arrives; 1 MiB of stream bytes
  *	between the ops, checked; MSG_ZEROCOPY WRITEs (completions on the
  *	error queue, then the check); io_uring SENDMSG_ZC READs (the
- *	notification, then the check).
+ *	notification, then the check); 1 MiB of stream bytes by io_uring
+ *	SEND_ZC, rewritten once notified, checked by the owner.
  *   sdp_region errors ADDR PORT
  *	every errno: not connected, bad sizes, flags and access, a region
  *	past the limit, an unmapped range, a 17th region, an unknown token,
  *	beyond the end, the wrong access, a malformed control message,
  *	MSG_OOB, after SDP_REGION_DEREG, another connection's token, and
  *	after the owner closed the connection.
+ * SDP_REGION_ROLE=owner or user runs one end of rw, for two hosts (ADDR
+ * the owner's).
  * Each mode prints what it checked and exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -315,6 +318,40 @@ static void rw_sync(int c, uint64_t token, unsigned char *buf)
 	}
 }
 
+/* 1 MiB of stream bytes by io_uring SEND_ZC, rewritten as soon as its
+ * notification came: the owner gets the bytes as they were.
+ */
+static void zc_stream(int c, unsigned char *buf)
+{
+	struct req q = { .type = REQ_BULK, .len = 1 << 20, .seed = 77 };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int res = -1, notif = 0, got = 0;
+	char ok = 0;
+
+	fill(buf, 1 << 20, 77);
+	CHECK(!full(c, &q, sizeof(q), true), "a stream request");
+	io_uring_queue_init(4, &ring, 0);
+	io_uring_prep_send_zc(io_uring_get_sqe(&ring), c, buf, 1 << 20, 0, 0);
+	io_uring_submit(&ring);
+	while ((!notif || !got) && !io_uring_wait_cqe(&ring, &cqe)) {
+		if (cqe->flags & IORING_CQE_F_NOTIF) {
+			notif = 1;
+		} else {
+			res = cqe->res;
+			got = 1;
+			notif |= !(cqe->flags & IORING_CQE_F_MORE);
+		}
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	memset(buf, 'X', 1 << 20);	/* the kernel is done with it */
+	CHECK(res == 1 << 20 && notif, "io_uring SEND_ZC of 1 MiB: %d, notified",
+	      res);
+	CHECK(!full(c, &ok, 1, false) && ok,
+	      "... the owner got the bytes as they were at the call");
+}
+
 /* MSG_ZEROCOPY WRITEs, io_uring SENDMSG_ZC READs. */
 static void rw_async(int c, uint64_t token, unsigned char *buf)
 {
@@ -374,24 +411,65 @@ static void rw_async(int c, uint64_t token, unsigned char *buf)
 	CHECK(notif && bad_at(buf, 4 << 20, 900) == 4 << 20,
 	      "... its notification, then every byte is there");
 	CHECK(ask(c, REQ_FILL, 77, 4 << 20, 0), "... put back");
+	zc_stream(c, buf);
+}
+
+/* SDP_REGION_ROLE=owner or user: one end only, for two hosts (ADDR the
+ * owner's).
+ */
+static const char *role;
+
+static int sdp_connect_retry(int p)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p) };
+	int c = -1, i;
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	for (i = 0; i < 300 && c < 0; i++) {	/* until it listens */
+		c = socket(family, SOCK_STREAM, 0);
+		if (connect(c, (void *)&a, sizeof(a))) {
+			close(c);
+			c = -1;
+			usleep(100000);
+		}
+	}
+	if (c < 0) {
+		perror("connect");
+		exit(KSFT_FAIL);
+	}
+	return c;
 }
 
 static int run_rw(void)
 {
 	unsigned char *buf = malloc((64 << 20) + 4096);
-	int l = sdp_listen(port), c, s, st;
+	int l, c, s, st;
 	uint64_t token = 0;
-	pid_t pid;
+	pid_t pid = 0;
 
-	c = sdp_connect(port);
-	s = accept(l, NULL, NULL);
-	close(l);
-	pid = fork();
-	if (!pid) {
-		close(c);
-		_exit(owner(s));
+	if (role && !strcmp(role, "owner")) {
+		l = sdp_listen(port);
+		s = accept(l, NULL, NULL);
+		close(l);
+		st = owner(s);
+		CHECK(!st, "the owner: nothing outside its region changed");
+		close(s);
+		return check_exit();
 	}
-	close(s);
+	if (role) {
+		c = sdp_connect_retry(port);
+	} else {
+		l = sdp_listen(port);
+		c = sdp_connect(port);
+		s = accept(l, NULL, NULL);
+		close(l);
+		pid = fork();
+		if (!pid) {
+			close(c);
+			_exit(owner(s));
+		}
+		close(s);
+	}
 	CHECK(!full(c, &token, sizeof(token), false) && token,
 	      "the owner's token, in-band");
 	rw_sync(c, token, buf + 1);
@@ -400,10 +478,12 @@ static int run_rw(void)
 	CHECK(rdma_op(c, SDP_RDMA_WRITE, token, 0, buf, 10, 0) < 0 &&
 	      errno == ENOENT, "after it, a WRITE: ENOENT (%s)", errname(errno));
 	full(c, &(struct req){ .type = REQ_END }, sizeof(struct req), true);
-	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
-	      "the owner: nothing outside its region changed (%d)",
-	      WEXITSTATUS(st));
+	if (pid) {
+		waitpid(pid, &st, 0);
+		CHECK(WIFEXITED(st) && !WEXITSTATUS(st),
+		      "the owner: nothing outside its region changed (%d)",
+		      WEXITSTATUS(st));
+	}
 	close(c);
 	return check_exit();
 }
@@ -567,6 +647,7 @@ int main(int argc, char **argv)
 	addr = argv[2];
 	port = atoi(argv[3]);
 	family = sdp_module_param("af_inet_sdp", AF_INET_SDP);
+	role = getenv("SDP_REGION_ROLE");
 	if (!strcmp(argv[1], "rw"))
 		return run_rw();
 	if (!strcmp(argv[1], "errors"))
