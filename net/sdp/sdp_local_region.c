@@ -190,8 +190,8 @@ int sdp_local_region_dereg(struct sdp_sock *ssk, struct sdp_conn *conn,
 	return err;
 }
 
-/* Copy @n bytes between @msg and region bytes [@off, @off + @n). */
-static size_t sdp_lr_copy(struct sdp_local_region *lr, struct msghdr *msg,
+/* Copy @n bytes between @it and region bytes [@off, @off + @n). */
+static size_t sdp_lr_copy(struct sdp_local_region *lr, struct iov_iter *it,
 			  u64 off, size_t n, bool read)
 {
 	size_t done = 0;
@@ -202,9 +202,8 @@ static size_t sdp_lr_copy(struct sdp_local_region *lr, struct msghdr *msg,
 		size_t in = offset_in_page(a);
 		size_t len = min_t(size_t, n - done, PAGE_SIZE - in);
 		void *va = kmap_local_page(page);
-		size_t got = read ? copy_to_iter(va + in, len, &msg->msg_iter) :
-				    copy_from_iter(va + in, len,
-						   &msg->msg_iter);
+		size_t got = read ? copy_to_iter(va + in, len, it) :
+				    copy_from_iter(va + in, len, it);
 
 		kunmap_local(va);
 		done += got;
@@ -256,7 +255,18 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 	spin_unlock_bh(&conn->link->lock);
 	if (err)
 		return err;
-	done = sdp_lr_copy(lr, msg, op->offset, n, read);
+	if (read) {
+		/* sendmsg()'s iterator is a source; the caller's segments
+		 * are what the READ fills
+		 */
+		struct iov_iter dst = msg->msg_iter;
+
+		dst.data_source = ITER_DEST;
+		done = sdp_lr_copy(lr, &dst, op->offset, n, true);
+		iov_iter_advance(&msg->msg_iter, done);
+	} else {
+		done = sdp_lr_copy(lr, &msg->msg_iter, op->offset, n, false);
+	}
 	if (atomic_dec_and_test(&lr->ops))
 		wake_up_var(&lr->ops);
 	sdp_lr_put(lr);
