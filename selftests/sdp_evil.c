@@ -20,6 +20,12 @@
  *   flags          a flag bit SDP does not define         -> disconnected
  *   urg-empty      OOB_PRES on a Data message with no byte -> disconnected
  *   urg-ctrl       OOB_PRES on a DisConn                  -> disconnected
+ *   region-revoke  a RegionRevoke for no region           -> disconnected
+ *   region-ack     a RegionRevokeAck nobody asked for     -> disconnected
+ *   region-keys    a RegionAdv with 2 keys for 1 MiB in 1 MiB MRs, 1 sent
+ *                                                         -> disconnected
+ *   region-token   a RegionAdv with token 0               -> disconnected
+ *   (the region cases with CAP_REGIONS in the Hello)
  *   valid          a correct 5-byte Data message, then a clean disconnect
  *   embryos N SECS N requests that never send the RTU, held SECS seconds;
  *                  prints "holding" once all were sent
@@ -201,17 +207,42 @@ static int accepted(int backlog)
 
 /* ---- message-level cases against the test's listener ------------------ */
 
+/* The region cases' message: a RegionRevoke of no region, a
+ * RegionRevokeAck nobody asked for, a RegionAdv whose key count does not
+ * match its length, one of a 0 token.
+ */
+static uint32_t region_msg(const char *c, uint8_t *mid, unsigned char *pl)
+{
+	memset(pl, 0, 64);
+	if (!strcmp(c, "region-revoke") || !strcmp(c, "region-ack")) {
+		*mid = !strcmp(c, "region-ack") ? MID_REGION_REVOKE_ACK :
+						  MID_REGION_REVOKE;
+		pl[3] = 3;			/* slot 3 */
+		return 4;
+	}
+	*mid = MID_REGION_ADV;
+	pl[7] = 3;				/* READ | WRITE */
+	pl[15] = !strcmp(c, "region-token") ? 0 : 7;	/* token */
+	pl[21] = 0x10;				/* len 1 MiB */
+	pl[29] = 0x10;				/* seg_len 1 MiB */
+	pl[33] = !strcmp(c, "region-keys") ? 2 : 1;	/* 1 belongs */
+	return 40 + 16;				/* one key */
+}
+
 static int msg_case(const char *c)
 {
 	struct peer_opts o;
 	struct peer p;
 	struct peer_hdr h = PEER_HDR_OK;
 	uint8_t mid = MID_DATA, flags = 0;
+	unsigned char pl[64] = "hello";
 	uint32_t plen = 5;
 	int r;
 
 	peer_opts_default(&o);
 	o.bufs = 8;
+	if (!strncmp(c, "region-", 7))
+		o.caps = 3 | CAP_REGIONS;
 	if (!strcmp(c, "hello-version"))
 		o.version = 0x20;
 	if (!strcmp(c, "hello-bufs"))
@@ -248,7 +279,9 @@ static int msg_case(const char *c)
 	}
 	if (!strcmp(c, "short"))
 		h.bytes = 7;
-	if (peer_send(&p, mid, flags, "hello", plen, h)) {
+	if (!strncmp(c, "region-", 7))
+		plen = region_msg(c, &mid, pl);
+	if (peer_send(&p, mid, flags, pl, plen, h)) {
 		perror("send");
 		return 2;
 	}

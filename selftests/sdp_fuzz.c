@@ -301,6 +301,49 @@ static void fz_send(struct fz *f, uint8_t mid, uint8_t flags, const void *pl,
 	total_msgs++;
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, 8);
+}
+
+/* A RegionAdv, mostly well formed: a slot, access, token, length and
+ * keys of our own MR (ib_sdp never uses them unless a program asks).
+ */
+static uint32_t fz_region_adv(struct fz *f, unsigned char *pl)
+{
+	uint32_t seg = 4096 << below(10), first = below(seg), nkeys, i;
+	uint64_t len = chance(80) ? below(f->p.memsz) + 1 : ((uint64_t)rnd() << 32 | rnd());
+	unsigned char *k = pl + 40;
+
+	nkeys = (first + len + seg - 1) / seg;
+	if (chance(10) || nkeys > 64)
+		nkeys = below(70);
+	if (chance(10))
+		seg = edge_len();
+	put32(pl, chance(80) ? below(16) : rnd());		/* id */
+	put32(pl + 4, chance(80) ? 1 + below(3) : rnd());	/* access */
+	put64(pl + 8, chance(90) ? ((uint64_t)rnd() << 32 | rnd()) : 0);
+	put64(pl + 16, len);
+	put32(pl + 24, first);
+	put32(pl + 28, seg);
+	pl[32] = nkeys >> 8;
+	pl[33] = nkeys;
+	memset(pl + 34, 0, 6);
+	for (i = 0; i < nkeys && 40 + (i + 1) * 16 <= PEER_BUFSZ - 16; i++) {
+		put64(k + i * 16, (uintptr_t)f->p.mem + below(f->p.memsz));
+		put32(k + i * 16 + 8, chance(80) ? f->p.memmr->rkey : rnd());
+		put32(k + i * 16 + 12, 0);
+	}
+	return 40 + i * 16;
+}
+
 /* One message of the peer's own, mostly well formed. */
 static void fz_message(struct fz *f)
 {
@@ -309,7 +352,8 @@ static void fz_message(struct fz *f)
 		MID_RDMA_WR_COMPL, MID_RDMA_RD_COMPL, MID_MODE_CHANGE,
 		MID_SRC_CANCEL, MID_SINK_CANCEL, MID_SINK_CANCEL_ACK,
 		MID_CH_RCV_BUF, MID_CH_RCV_BUF_ACK, MID_SINK_AVAIL,
-		MID_SRC_AVAIL, MID_DATA, 0x0d, 0x40, 0x80, 0xfc,
+		MID_SRC_AVAIL, MID_DATA, MID_REGION_ADV, MID_REGION_REVOKE,
+		MID_REGION_REVOKE_ACK, 0x10, 0x40, 0x80, 0xfc,
 	};
 	unsigned char pl[PEER_BUFSZ];
 	struct peer_hdr h = mutate_hdr(f);
@@ -351,6 +395,15 @@ static void fz_message(struct fz *f)
 		i = htonl(chance(50) ? below(1 << 20) : edge_len());
 		memcpy(pl, &i, 4);
 		n = 4;
+		break;
+	case MID_REGION_REVOKE:
+	case MID_REGION_REVOKE_ACK:
+		i = htonl(chance(70) ? below(20) : rnd());	/* a slot */
+		memcpy(pl, &i, 4);
+		n = 4;
+		break;
+	case MID_REGION_ADV:
+		n = fz_region_adv(f, pl);
 		break;
 	default:
 		break;
@@ -674,6 +727,8 @@ static struct peer_opts fz_opts(void)
 		o.rcv_size = edge_len();
 	if (chance(3))
 		o.caps = rnd();
+	else if (chance(50))	/* the region messages count then */
+		o.caps = (o.caps ? o.caps : 3) | CAP_REGIONS;
 	return o;
 }
 

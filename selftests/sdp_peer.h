@@ -30,6 +30,10 @@
 #define MID_SINK_CANCEL_ACK	0x0a
 #define MID_CH_RCV_BUF		0x0b
 #define MID_CH_RCV_BUF_ACK	0x0c
+#define MID_REGION_ADV		0x0d	/* ib_sdp's: one-sided RDMA */
+#define MID_REGION_REVOKE	0x0e
+#define MID_REGION_REVOKE_ACK	0x0f
+#define CAP_REGIONS		0x10
 #define MID_SINK_AVAIL		0xfd
 #define MID_SRC_AVAIL		0xfe
 #define MID_DATA		0xff
