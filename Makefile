@@ -115,7 +115,9 @@ fuzz:
 # GB, in one VM and between two, over rxe and siw, tables and plots in
 # build/bench/ (ROUNDS, SECS, WHERE=one|two|both, DEVS=rxe|siw|both);
 # testbed/bench-local: same-host connections against TCP and AF_UNIX;
-# testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy.
+# testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy;
+# testbed/bench-region: one-sided RDMA through the socket against raw
+# verbs, io_uring SEND_ZC against send() and MSG_ZEROCOPY.
 ROUNDS ?= 5
 SECS ?= 2
 WHERE ?= both
@@ -126,6 +128,7 @@ bench:
 	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
 	testbed/bench-local $(ROUNDS)
 	testbed/bench-az $(SECS)
+	testbed/bench-region $(SECS)
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
 # two VMs (testbed/bench-apps, which installs nginx and ab itself), ZCopy against BCopy and RDMA READ

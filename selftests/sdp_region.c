@@ -22,6 +22,9 @@
  *	beyond the end, the wrong access, a malformed control message,
  *	MSG_OOB, after SDP_REGION_DEREG, another connection's token, and
  *	after the owner closed the connection.
+ *   sdp_region bench ADDR PORT HOW SIZE SECONDS
+ *	for testbed/bench-region, not a test: MB/s of one-sided WRITEs or
+ *	READs (HOW write, read) or of stream sends (send, zc, uring).
  * SDP_REGION_ROLE=owner or user runs one end of rw, for two hosts (ADDR
  * the owner's).
  * Each mode prints what it checked and exits 0 if all was right.
@@ -42,6 +45,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/sdp.h>
 
@@ -638,6 +642,97 @@ static int run_errors(void)
 	return check_exit();
 }
 
+/* ---- bench -------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* For testbed/bench-region, not a test: @secs of one-sided @how ops of
+ * @size bytes (write, read; each call waits for its op), or of stream
+ * sends (send: blocking, zc: MSG_ZEROCOPY, uring: io_uring SEND_ZC) into
+ * a receiver that drains; prints MB/s.
+ */
+static int run_bench(const char *how, size_t size, double secs)
+{
+	unsigned char *buf = malloc(size + 4096), *reg;
+	int l = sdp_listen(port), c, s, one = 1;
+	struct io_uring ring;
+	double t0, t;
+	uint64_t token = 0, n = 0, next = 0;
+	int inflight = 0;
+	char drain[65536];
+
+	c = sdp_connect(port);
+	s = accept(l, NULL, NULL);
+	close(l);
+	memset(buf, 'b', size);
+	if (!fork()) {	/* the other end: a region, or a drain */
+		close(c);
+		reg = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		memset(reg, 'r', size);
+		if (!sdp_region_reg(s, reg, size, SDP_REGION_READ |
+				    SDP_REGION_WRITE, &token))
+			full(s, &token, sizeof(token), true);
+		while (recv(s, drain, sizeof(drain), 0) > 0)
+			;
+		_exit(0);
+	}
+	close(s);
+	if (!strcmp(how, "write") || !strcmp(how, "read"))
+		full(c, &token, sizeof(token), false);
+	setsockopt(c, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one));
+	io_uring_queue_init(64, &ring, 0);
+	t0 = now_s();
+	while ((t = now_s()) - t0 < secs) {
+		struct io_uring_cqe *cqe;
+		ssize_t r = -1;
+
+		if (!strcmp(how, "write") || !strcmp(how, "read"))
+			r = rdma_op(c, how[0] == 'w' ? SDP_RDMA_WRITE :
+				    SDP_RDMA_READ, token, 0, buf, size, 0);
+		else if (!strcmp(how, "send"))
+			r = send(c, buf, size, 0);
+		else if (!strcmp(how, "zc")) {
+			r = send(c, buf, size, MSG_ZEROCOPY);
+			next = zc_drain(c, next, 0);
+		} else {	/* uring: SEND_ZCs, up to 8 unnotified */
+			while (inflight < 8) {
+				io_uring_prep_send_zc(io_uring_get_sqe(&ring),
+						      c, buf, size, 0, 0);
+				io_uring_submit(&ring);
+				inflight++;
+			}
+			if (io_uring_wait_cqe(&ring, &cqe))
+				return KSFT_FAIL;
+			r = 0;
+			if (cqe->flags & IORING_CQE_F_NOTIF)
+				inflight--;
+			else if ((r = cqe->res) <= 0)
+				return KSFT_FAIL;
+			else if (!(cqe->flags & IORING_CQE_F_MORE))
+				inflight--;
+			io_uring_cqe_seen(&ring, cqe);
+			n += r;
+			continue;
+		}
+		if (r <= 0)
+			return KSFT_FAIL;
+		n += r;
+	}
+	printf("%.1f\n", n / 1e6 / (now_s() - t0));
+	shutdown(c, SHUT_WR);
+	while (wait(NULL) > 0)
+		;
+	close(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -652,6 +747,9 @@ int main(int argc, char **argv)
 		return run_rw();
 	if (!strcmp(argv[1], "errors"))
 		return run_errors();
+	if (!strcmp(argv[1], "bench") && argc >= 7)
+		return run_bench(argv[4], strtoul(argv[5], NULL, 0),
+				 atof(argv[6]));
 	fprintf(stderr, "sdp_region: no mode %s\n", argv[1]);
 	return KSFT_FAIL;
 }
