@@ -118,7 +118,7 @@ struct sdp_region_key {
 	__be32	reserved;
 } __packed;
 
-#define SDP_REGION_KEYS_MAX	64	/* keys in a RegionAdv */
+#define SDP_REGION_KEYS_MAX	128	/* keys in a RegionAdv */
 
 /* RegionRevoke, RegionRevokeAck: the slot in a size header (struct
  * sdp_size_hdr).
