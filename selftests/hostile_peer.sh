@@ -7,7 +7,8 @@
 # cases found by review: answers to a SinkAvail or SrcAvail that was never
 # sent, the SinkAvail's key outliving an Abort, a SrcAvail's key revoked
 # with or without a cancel, data racing the HelloAck, and bad HelloAcks to
-# our client.
+# our client.  Region messages (one-sided RDMA) that break the rules, and
+# a WRITE past the end of a region the peer was given.
 . "$(dirname "$0")/lib.sh"
 
 sdp_fresh || exit 1
@@ -36,6 +37,22 @@ for c in $bad_msgs; do
 		"$(timeout 60 sdp_evil "$addr" $port $c 2>&1)"
 	check_eq "$c: counted as a protocol error" $((before + 1)) "$(sdp_stat ProtoErrors)"
 done
+
+# a peer that WRITEs past the end of a region it was given (sdp_region
+# hold: 1 MiB, write-only): its device's request is refused, and the
+# owner's connection ends
+sdp_region hold "$addr" 7790 >/tmp/region-hold.out 2>&1 &
+hp=$!
+sleep 1
+out=$(timeout 60 sdp_evil "$addr" 7790 region-forge 2>&1)
+echo "$out"
+check "region: control: the key writes into the region" \
+	grep -q "control: write ok" <<<"$out"
+check "region: a WRITE past its end is refused" \
+	grep -q "past the end: refused" <<<"$out"
+timeout 30 tail --pid=$hp -f /dev/null
+check "region: the owner's connection ended ($(cat /tmp/region-hold.out))" \
+	grep -q "ended:" /tmp/region-hold.out
 
 check_eq "a valid peer still gets through" established \
 	"$(timeout 60 sdp_evil "$addr" $port valid 2>&1)"

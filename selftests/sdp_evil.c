@@ -26,6 +26,11 @@
  *                                                         -> disconnected
  *   region-token   a RegionAdv with token 0               -> disconnected
  *   (the region cases with CAP_REGIONS in the Hello)
+ *
+ * Against "sdp_region hold" on ADDR PORT (a 1 MiB write-only region):
+ *   region-forge   WRITE 4 KiB at the region's start (the control), then
+ *                  past its end: prints "control: write ok" and "past
+ *                  the end: refused"
  *   valid          a correct 5-byte Data message, then a clean disconnect
  *   embryos N SECS N requests that never send the RTU, held SECS seconds;
  *                  prints "holding" once all were sent
@@ -395,6 +400,51 @@ static int zc_sink_case(struct peer *e1, struct peer *e2)
 	}
 	st = peer_rdma(e1, 1, av.addr, av.rkey, 4096, 0, 10000);
 	printf("old key: %s\n", st ? "refused" : "still works");
+	return st ? 0 : 1;
+}
+
+/* region-forge, against "sdp_region hold": take the RegionAdv (the
+ * region is write-only), WRITE 4 KiB at its start (the control), then
+ * WRITE past its end: the device must refuse it.
+ */
+static int region_forge_case(void)
+{
+	struct peer_opts o;
+	struct peer p;
+	struct peer_msg m;
+	uint64_t addr, len;
+	uint32_t rkey, first;
+	int st;
+
+	peer_opts_default(&o);
+	o.bufs = 8;
+	o.caps = 3 | CAP_REGIONS;
+	if (peer_connect(&p, &dst, &o)) {
+		perror("connect");
+		return 2;
+	}
+	if (recv_mid(&p, &m, MID_REGION_ADV, 30000) || m.bytes < 16 + 56) {
+		printf("no RegionAdv\n");
+		return 1;
+	}
+	memcpy(&len, m.data + 16 + 16, 8);
+	memcpy(&first, m.data + 16 + 24, 4);
+	memcpy(&addr, m.data + 16 + 40, 8);
+	memcpy(&rkey, m.data + 16 + 48, 4);
+	len = be64toh(len);
+	addr = be64toh(addr);
+	rkey = ntohl(rkey);
+	first = ntohl(first);
+	peer_done(&p, &m);
+	printf("RegionAdv: %llu bytes, first key at 0x%llx\n",
+	       (unsigned long long)len, (unsigned long long)addr);
+	st = peer_rdma(&p, 1, addr, rkey, 4096, 0, 10000);
+	printf("control: %s\n", st ? "refused" : "write ok");
+	if (st)
+		return 1;
+	/* the first MR maps first + its bytes: one page past the region */
+	st = peer_rdma(&p, 1, addr + len, rkey, 4096, 0, 10000);
+	printf("past the end: %s\n", st ? "refused" : "write ok");
 	return st ? 0 : 1;
 }
 
@@ -1128,6 +1178,8 @@ int main(int argc, char **argv)
 
 	if (!strncmp(c, "zc-", 3))
 		return zc_case(c);
+	if (!strcmp(c, "region-forge"))
+		return region_forge_case();
 	if (!strcmp(c, "embryos") && argc == 6)
 		return embryos_case(atoi(argv[4]), atoi(argv[5]));
 	if (!strcmp(c, "hold") && argc == 5)

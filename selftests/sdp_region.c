@@ -22,6 +22,9 @@
  *	beyond the end, the wrong access, a malformed control message,
  *	MSG_OOB, after SDP_REGION_DEREG, another connection's token, and
  *	after the owner closed the connection.
+ *   sdp_region hold ADDR PORT
+ *	for hostile_peer.sh: one connection, a 1 MiB write-only region for
+ *	it (token in-band), then wait for the end and print it.
  *   sdp_region bench ADDR PORT HOW SIZE SECONDS
  *	for testbed/bench-region, not a test: MB/s of one-sided WRITEs or
  *	READs (HOW write, read) or of stream sends (send, zc, uring).
@@ -642,6 +645,31 @@ static int run_errors(void)
 	return check_exit();
 }
 
+/* ---- hold ---------------------------------------------------------------- */
+
+/* For hostile_peer.sh: accept one connection on ADDR PORT, register a
+ * 1 MiB region of ours, write-only, say its token in-band, and wait for
+ * the end; prints how the connection ended.
+ */
+static int run_hold(void)
+{
+	unsigned char *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int l = sdp_listen(port), s = accept(l, NULL, NULL);
+	uint64_t token = 0;
+	char b;
+	ssize_t r;
+
+	close(l);
+	if (sdp_region_reg(s, m, 1 << 20, SDP_REGION_WRITE, &token))
+		printf("SDP_REGION_REG: %s\n", errname(errno));
+	full(s, &token, sizeof(token), true);
+	while ((r = recv(s, &b, 1, 0)) > 0)
+		;
+	printf("ended: %s\n", r ? errname(errno) : "EOF");
+	return 0;
+}
+
 /* ---- bench -------------------------------------------------------------- */
 
 static double now_s(void)
@@ -747,6 +775,8 @@ int main(int argc, char **argv)
 		return run_rw();
 	if (!strcmp(argv[1], "errors"))
 		return run_errors();
+	if (!strcmp(argv[1], "hold"))
+		return run_hold();
 	if (!strcmp(argv[1], "bench") && argc >= 7)
 		return run_bench(argv[4], strtoul(argv[5], NULL, 0),
 				 atof(argv[6]));
