@@ -22,7 +22,7 @@ bad_hellos="hello-version hello-short hello-bufs"
 bad_msgs="seq len mid ack bufs short flags urg-empty urg-ctrl region-revoke region-ack region-keys region-token"
 port=7700
 nbad=$(echo $bad_msgs | wc -w)
-sdp_stream sink sdp "$addr" $port $((nbad + 1)) >/tmp/sink.out 2>&1 &
+SDP_STREAM_REGIONS=1 sdp_stream sink sdp "$addr" $port $((nbad + 1)) >/tmp/sink.out 2>&1 &
 sink=$!
 sleep 1
 

@@ -125,6 +125,8 @@ static int run_target(void)
 	int l = socket(AF_INET_SDP, SOCK_STREAM, 0), one = 1;
 
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* one-sided RDMA's room: the region messages are parsed */
+	setsockopt(l, SOL_SDP, SDP_REGIONS, &one, sizeof(one));
 	if (l < 0 || bind(l, (struct sockaddr *)&dst, sizeof(dst)) ||
 	    listen(l, 64)) {
 		perror("target: listen");

@@ -60,6 +60,19 @@ static int family = AF_INET_SDP;
 static const char *addr;
 static int port;
 
+/* Regions on this connection: SDP_REGIONS before connect() or listen(),
+ * on both ends (regions_off: a socket that does not ask).
+ */
+static bool regions_off;
+
+static void regions_on(int fd)
+{
+	int one = 1;
+
+	if (!regions_off)
+		setsockopt(fd, SOL_SDP, SDP_REGIONS, &one, sizeof(one));
+}
+
 static int sdp_listen(int p)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p) };
@@ -67,6 +80,7 @@ static int sdp_listen(int p)
 
 	inet_pton(AF_INET, addr, &a.sin_addr);
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	regions_on(l);
 	if (l < 0 || bind(l, (void *)&a, sizeof(a)) || listen(l, 4)) {
 		perror("listen");
 		exit(KSFT_FAIL);
@@ -80,6 +94,7 @@ static int sdp_connect(int p)
 	int c = socket(family, SOCK_STREAM, 0);
 
 	inet_pton(AF_INET, addr, &a.sin_addr);
+	regions_on(c);
 	if (c < 0 || connect(c, (void *)&a, sizeof(a))) {
 		perror("connect");
 		exit(KSFT_FAIL);
@@ -434,6 +449,7 @@ static int sdp_connect_retry(int p)
 	inet_pton(AF_INET, addr, &a.sin_addr);
 	for (i = 0; i < 300 && c < 0; i++) {	/* until it listens */
 		c = socket(family, SOCK_STREAM, 0);
+		regions_on(c);
 		if (connect(c, (void *)&a, sizeof(a))) {
 			close(c);
 			c = -1;
@@ -533,6 +549,33 @@ static void errors_reg(int c, unsigned char *mem)
 	close(u);
 }
 
+/* SDP_REGIONS: read back, refused once connected; a connection whose
+ * other end did not ask has no regions (@l2 listens without it).
+ */
+static void errors_asked(int c, unsigned char *mem, int l2)
+{
+	int v = 0, one = 1, n, s;
+	socklen_t len = sizeof(v);
+	uint64_t t;
+
+	CHECK(!getsockopt(c, SOL_SDP, SDP_REGIONS, &v, &len) && v == 1,
+	      "SDP_REGIONS reads 1 (%d)", v);
+	CHECK(setsockopt(c, SOL_SDP, SDP_REGIONS, &one, sizeof(one)) < 0 &&
+	      errno == EISCONN, "SDP_REGIONS once connected: EISCONN (%s)",
+	      errname(errno));
+	n = sdp_connect(port + 1);
+	s = accept(l2, NULL, NULL);
+	REGION_ERR(n, mem, 4096, SDP_REGION_READ, EOPNOTSUPP,
+		   "where the other end did not ask for regions");
+	errno = 0;
+	CHECK(rdma_op(n, SDP_RDMA_WRITE, 1, 0, mem, 10, 0) < 0 &&
+	      errno == EOPNOTSUPP, "... and an op: EOPNOTSUPP (%s)",
+	      errname(errno));
+	close(n);
+	close(s);
+	close(l2);
+}
+
 /* The owner's side of the errors: a read-only and a write-only region of
  * 1 MiB, their tokens in-band, then requests.
  */
@@ -612,7 +655,7 @@ static int run_errors(void)
 {
 	unsigned char *mem = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int l = sdp_listen(port), c, s, c2, s2, st;
+	int l = sdp_listen(port), c, s, c2, s2, st, l2;
 	uint64_t tok[2] = { 0, 0 };
 	pid_t pid;
 
@@ -622,7 +665,11 @@ static int run_errors(void)
 	c2 = sdp_connect(port);
 	s2 = accept(l, NULL, NULL);
 	close(l);
+	regions_off = true;	/* a listener that does not ask */
+	l2 = sdp_listen(port + 1);
+	regions_off = false;
 	errors_reg(c, mem);
+	errors_asked(c, mem, l2);
 	pid = fork();
 	if (!pid) {
 		close(c);

@@ -192,12 +192,17 @@ static socklen_t addr_of(union sa *u, const char *addr, int port)
 
 static int stream_socket(void)
 {
-	int fd = socket(family, SOCK_STREAM, 0);
+	int fd = socket(family, SOCK_STREAM, 0), one = 1;
 
 	if (fd < 0) {
 		perror("socket");
 		exit(2);
 	}
+	/* SDP_STREAM_REGIONS=1: one-sided RDMA's room (the hostile peer's
+	 * region messages are then parsed, not refused as not negotiated)
+	 */
+	if (family != AF_INET && env_int("SDP_STREAM_REGIONS", 0))
+		setsockopt(fd, SOL_SDP, SDP_REGIONS, &one, sizeof(one));
 	return fd;
 }
 

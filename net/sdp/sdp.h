@@ -507,6 +507,9 @@ struct sdp_conn {
 	/* ZCopy (sdp_zcopy.c); zc is allocated on first use */
 	struct sdp_zc		*zc;
 	struct sdp_rg		*rg;	/* one-sided RDMA, on first use */
+	bool			regions;	/* ... room kept for it (the
+						 * socket's SDP_REGIONS when made)
+						 */
 	u32			peer_caps;	/* SDP_CAP_* both sides have */
 	u8			peer_adverts;	/* SrcAvails the peer takes */
 	u64			zc_adv_total;	/* bytes ever advertised by SrcAvail */
@@ -574,6 +577,7 @@ struct sdp_sock {
 						 * earlier one is stale
 						 */
 	bool			nodelay;	/* TCP_NODELAY */
+	bool			regions;	/* SDP_REGIONS: one-sided RDMA */
 	bool			cork;		/* TCP_CORK */
 	bool			more;		/* MSG_MORE on the last send */
 	bool			v6;		/* given a sockaddr_in6 */

@@ -204,6 +204,7 @@ void sdp_child_inherit(struct sock *child, struct sock *parent)
 	c->zcopy_thresh = p->zcopy_thresh;
 	c->zc_thresh_set = p->zc_thresh_set;
 	c->nodelay = p->nodelay;
+	c->regions = p->regions;
 	c->cork = p->cork;
 	c->user_mss = p->user_mss;
 	c->keepidle = p->keepidle;

@@ -483,7 +483,9 @@ static void sdp_local_end_up(struct sdp_sock *ssk, struct sdp_conn *conn,
 	conn->link = link;
 	conn->side = side;
 	conn->st.last_recv = jiffies;
+	conn->regions = ssk->regions;	/* as over RDMA: both must ask */
 	link->end[side].ssk = ssk;
+	link->end[side].regions_ok = ssk->regions;
 	sdp_conn_install(ssk, conn);
 	/* till the first send: sdp_local_limits() */
 	ssk->tx_local_rcv = sdp_rcv_budget(ssk);

@@ -39,8 +39,11 @@ struct sdp_local_end {
 					   */
 	bool			fin_acked; /* that FIN acked, to apply */
 	struct sdp_local_sink	*sink;	/* this end's reader's buffer */
-	/* its owner's regions for one-sided RDMA (sdp_local_region.c) */
+	/* its owner's regions for one-sided RDMA (sdp_local_region.c), if
+	 * its socket had SDP_REGIONS
+	 */
 	struct sdp_local_region	*regions[SDP_REGIONS_MAX];
+	bool			regions_ok;
 };
 
 /**

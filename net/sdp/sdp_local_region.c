@@ -123,6 +123,9 @@ int sdp_local_region_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
 
 	if (!conn->link)
 		return -EPIPE;
+	/* both ends asked for regions (SDP_REGIONS), as over RDMA */
+	if (!conn->link->end[0].regions_ok || !conn->link->end[1].regions_ok)
+		return -EOPNOTSUPP;
 	lr = kzalloc(sizeof(*lr), GFP_KERNEL_ACCOUNT);
 	if (!lr)
 		return -ENOMEM;
@@ -237,6 +240,8 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 
 	if (!conn->link || test_bit(SDP_F_DISCONN_RCVD, &ssk->flags))
 		return -EPIPE;
+	if (!conn->link->end[0].regions_ok || !conn->link->end[1].regions_ok)
+		return -EOPNOTSUPP;
 	peer = sdp_lr_end(conn, true);
 	spin_lock_bh(&conn->link->lock);
 	for (i = 0; i < SDP_REGIONS_MAX; i++)

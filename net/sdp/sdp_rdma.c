@@ -208,6 +208,7 @@ int sdp_conn_create(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	}
 
 	sdp_conn_size(ssk);
+	conn->regions = ssk->regions;	/* its queue pair's room */
 	err = sdp_bufs_create(ssk, conn->sdev->ibdev);
 	if (err)
 		goto err_bufs;

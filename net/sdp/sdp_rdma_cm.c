@@ -60,6 +60,14 @@ static int sdp_cm_errno(struct rdma_cm_event *ev)
 	}
 }
 
+/* What we have: one-sided RDMA only where the socket asked for it (its
+ * queue pair has the room, sdp_qp_caps()).
+ */
+static u32 sdp_caps(const struct sdp_conn *conn)
+{
+	return conn->regions ? SDP_CAPS : SDP_CAPS & ~SDP_CAP_REGIONS;
+}
+
 static void sdp_hello_fill(struct sdp_conn *conn, struct sdp_hello *h, u8 mid)
 {
 	memset(h, 0, sizeof(*h));
@@ -70,7 +78,8 @@ static void sdp_hello_fill(struct sdp_conn *conn, struct sdp_hello *h, u8 mid)
 	h->max_adverts = SDP_ZC_REGS;
 	h->rcv_size = cpu_to_be32(conn->rcv_size);
 	/* a HelloAck says what both sides have */
-	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? SDP_CAPS : conn->peer_caps);
+	h->caps = cpu_to_be32(mid == SDP_MID_HELLO ? sdp_caps(conn) :
+			      conn->peer_caps);
 }
 
 /* Check a Hello or HelloAck: the peer's word on what it posted and takes.
@@ -114,7 +123,7 @@ static void sdp_hello_take(struct sdp_conn *conn, const struct sdp_hello *h)
 				 max_t(u32, conn->rcv_size,
 				       READ_ONCE(rcvbuf_max_size)));
 	conn->tx_msg_min = conn->tx_msg_max;
-	conn->peer_caps = be32_to_cpu(h->caps) & SDP_CAPS;
+	conn->peer_caps = be32_to_cpu(h->caps) & sdp_caps(conn);
 	conn->peer_adverts = h->max_adverts;
 }
 

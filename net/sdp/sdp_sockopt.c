@@ -165,6 +165,12 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 				WRITE_ONCE(ssk->zcopy_thresh, val);
 				ssk->zc_thresh_set = true;
 			}
+		} else if (optname == SDP_REGIONS) {
+			/* the queue pair is sized before it is connected */
+			err = val < 0 || val > 1 ? -EINVAL :
+			      ssk->sk.sk_state != TCP_CLOSE ? -EISCONN : 0;
+			if (!err)
+				ssk->regions = val;
 		} else if (optname == SDP_ZEROCOPY) {
 			/* SO_ZEROCOPY, which the socket core refuses us */
 			err = val < 0 || val > 1 ? -EINVAL : 0;
@@ -345,6 +351,8 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 			val = sock_flag(sk, SOCK_ZEROCOPY);
 		else if (optname == SDP_ASYNC)
 			val = sdp_az_bound(ssk);
+		else if (optname == SDP_REGIONS)
+			val = ssk->regions;
 		else
 			err = -ENOPROTOOPT;
 		break;

@@ -148,8 +148,9 @@ static u32 sdp_rw_op_wrs(u32 sge)
  * The send queue holds every data and control message, the keepalive
  * probe, a REG_MR and a LOCAL_INV for each ZCopy registration, the RDMA
  * READ ops of a reader and the RDMA WRITE ops of a writer running at the
- * same time, the one-sided ops and one batch of a region's REG_MRs or
- * LOCAL_INVs (sdp_rdma_region.c), and one more for ib_drain_qp().  rdma_rw adds its own share
+ * same time, on a socket with SDP_REGIONS the one-sided ops and one batch
+ * of a region's REG_MRs or LOCAL_INVs (sdp_rdma_region.c: an idle
+ * connection does not pay for them), and one more for ib_drain_qp().  rdma_rw adds its own share
  * for its contexts (both directions).  The CQ is sized by the caller for
  * a completion of every one of them.
  */
@@ -158,14 +159,15 @@ static void sdp_qp_caps(struct sdp_conn *conn, struct ib_device *dev,
 {
 	u32 sge = min3(SDP_ZC_RW_SGE, dev->attrs.max_send_sge,
 		       dev->attrs.max_sge_rd);
+	u32 rg_ops = conn->regions ? SDP_RG_OPS : 0;	/* SDP_REGIONS */
 
 	sge = max(sge, 1U);
 	attr->cap.max_send_sge = sge;
 	attr->cap.max_send_wr = conn->tx_size + SDP_CTRL_BUFS + 1 +
 				2 * SDP_ZC_REGS +
-				(2 * SDP_ZC_RW_OPS + SDP_RG_OPS) *
-				sdp_rw_op_wrs(sge) + SDP_RG_BATCH + 1;
-	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS + SDP_RG_OPS;
+				(2 * SDP_ZC_RW_OPS + rg_ops) * sdp_rw_op_wrs(sge) +
+				(rg_ops ? SDP_RG_BATCH : 0) + 1;
+	attr->cap.max_rdma_ctxs = 2 * SDP_ZC_RW_OPS + rg_ops;
 	attr->cap.max_recv_wr = sdp_rx_ring_size(conn) + 1;
 	attr->cap.max_recv_sge = 1;
 	attr->cap.max_inline_data = max(READ_ONCE(sdp_inline_thresh), 0);

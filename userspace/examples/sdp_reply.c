@@ -47,10 +47,13 @@ static void full(int fd, void *p, size_t n, int out)
 
 static int sdp_socket(const char *addr, int port, struct sockaddr_in *sa)
 {
-	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0);
+	int fd = socket(AF_INET_SDP, SOCK_STREAM, 0), one = 1;
 
 	if (fd < 0)
 		die("socket(AF_INET_SDP)");
+	/* both ends, before connect() or listen(): room for regions */
+	if (setsockopt(fd, SOL_SDP, SDP_REGIONS, &one, sizeof(one)))
+		die("SDP_REGIONS");
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
 	sa->sin_port = htons(port);

@@ -165,7 +165,14 @@ struct sdp_az_count {
  * returns then (a peer that does not answer in SDP_REGION_GRACE_MS loses
  * the key anyway: an op of its after that resets the connection).
  * Closing the socket ends every region.
+ *
+ * int SDP_REGIONS, set to 1 before connect() or listen() (a listener's
+ * children inherit it), on both ends: the connection then keeps room on
+ * its queue pair for regions and their ops (a few dozen work requests,
+ * about 100 KiB per connection on Soft-RoCE), and only then do the calls
+ * above work on it (else EOPNOTSUPP).
  */
+#define SDP_REGIONS		88
 #define SDP_REGION_REG		85
 #define SDP_REGION_DEREG	86
 #define SDP_RDMA		87	/* the control message */
