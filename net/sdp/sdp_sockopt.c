@@ -214,6 +214,13 @@ void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info)
 		info->tcpi_snd_wnd = credits * (conn->tx_msg_max - hdr);
 	}
 	info->tcpi_delivered = st->data_segs_out - conn->tx_inflight;
+	/* the stream's counters hold what went by Data messages; ZCopy's
+	 * bytes: SrcAvails posted and read by the peer, RDMA WRITEs into
+	 * its SinkAvails (complete: acknowledged), SrcAvails we read
+	 */
+	info->tcpi_bytes_sent += conn->zc_adv_posted + st->zc_write_sent;
+	info->tcpi_bytes_acked += conn->zc_read_total + st->zc_write_sent;
+	info->tcpi_bytes_received += st->zc_read_recv;
 }
 
 /* TCP_INFO's fields that every transport counts alike (struct
