@@ -73,7 +73,6 @@ struct sdp_rg_own {
 	u32			first;	/* the first byte's offset in its page */
 	int			nsegs;
 	u8			state;
-	bool			acked;		/* RegionRevokeAck came */
 	struct sdp_rg_seg	segs[];
 };
 
@@ -111,6 +110,7 @@ struct sdp_rg {
 	bool			batch_busy;
 	bool			busy;		/* a REG or DEREG sleeps */
 	u16			dead;		/* slots of ours never reused */
+	u16			acked;		/* RegionRevokeAcks come, by slot */
 	struct sdp_conn		*conn;
 	struct work_struct	work;
 };
@@ -551,26 +551,22 @@ out:
 	return err;
 }
 
-static bool sdp_rg_acked(void *arg)
-{
-	struct sdp_rg_own *own = arg;
-
-	return READ_ONCE(own->acked);
-}
-
-/* Wait for the peer's RegionRevokeAck, up to SDP_REGION_GRACE_MS. */
-static void sdp_rg_wait_ack(struct sdp_sock *ssk, struct sdp_rg_own *own)
+/* Wait for the peer's RegionRevokeAck of @slot, up to
+ * SDP_REGION_GRACE_MS.  The region itself may be freed meanwhile (the
+ * teardown): only @rg, which the held connection keeps, is looked at.
+ */
+static void sdp_rg_wait_ack(struct sdp_sock *ssk, struct sdp_rg *rg, int slot)
 {
 	struct sock *sk = &ssk->sk;
 	long left;
 
 	release_sock(sk);
 	left = wait_event_killable_timeout(ssk->zc_wait,
-					   sdp_rg_acked(own) ||
+					   (READ_ONCE(rg->acked) & BIT(slot)) ||
 					   !sdp_conn_usable(ssk),
 					   msecs_to_jiffies(SDP_REGION_GRACE_MS));
 	lock_sock(sk);
-	if (!left && !own->acked && sdp_conn_usable(ssk)) {
+	if (!left && !(rg->acked & BIT(slot)) && sdp_conn_usable(ssk)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_RG_REVOKE_TIMEOUTS);
 		net_warn_ratelimited("peer did not answer a RegionRevoke: its key is invalidated anyway\n");
 	}
@@ -600,18 +596,22 @@ int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token)
 	}
 	if (!rg || slot == SDP_REGIONS_MAX)
 		return -ENOENT;
-	own->state = SDP_RG_REVOKING;
+	own->state = SDP_RG_REVOKING;	/* no second DEREG of it */
 	err = sdp_rg_enter(ssk, rg);
-	if (err)
-		return err;	/* the teardown releases it */
+	if (err) {
+		if (rg->own[slot] == own)
+			own->state = SDP_RG_LIVE;	/* as it was */
+		return err;
+	}
 	if (rg->own[slot] != own)
 		goto out;	/* the teardown came */
+	rg->acked &= ~BIT(slot);
 	if (sdp_conn_usable(ssk) && sdp_conn_same(ssk, conn) &&
 	    !sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot)) {
-		sdp_rg_wait_ack(ssk, own);
+		sdp_rg_wait_ack(ssk, rg, slot);
 		if (rg->own[slot] != own)
 			goto out;
-		if (!own->acked)
+		if (!(rg->acked & BIT(slot)))
 			rg->dead |= BIT(slot);	/* the peer may still have it */
 		if (sdp_rg_invalidate(ssk, rg, own) || rg->own[slot] != own)
 			goto out;	/* the teardown deregisters */
@@ -671,7 +671,8 @@ static const char *sdp_rg_rx_adv(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if (rg && rg->peer[slot])
 		return "RegionAdv for a slot in use";
 	for (i = 0; rg && i < SDP_REGIONS_MAX; i++)
-		if (rg->peer[i] && rg->peer[i]->token == h->token)
+		if (rg->peer[i] &&
+		    rg->peer[i]->token == be64_to_cpu(h->token))
 			return "RegionAdv token in use";
 	p = rg ? kzalloc(struct_size(p, keys, be16_to_cpu(h->nkeys)),
 			 GFP_ATOMIC) : NULL;
@@ -741,9 +742,9 @@ const char *sdp_rg_rx(struct sdp_sock *ssk, struct sdp_buf *buf)
 		rg->dead &= ~BIT(slot);	/* late, but the slot is free again */
 		return NULL;
 	}
-	if (!own || own->state != SDP_RG_REVOKING || own->acked)
+	if (!own || own->state != SDP_RG_REVOKING || (rg->acked & BIT(slot)))
 		return "RegionRevokeAck not asked for";
-	own->acked = true;
+	rg->acked |= BIT(slot);
 	sdp_zc_wake(&ssk->sk);
 	return NULL;
 }

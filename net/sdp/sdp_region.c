@@ -119,7 +119,8 @@ int sdp_region_cmsg(struct msghdr *msg, struct sdp_rdma *op)
 	struct cmsghdr *cmsg;
 	int found = 0;
 
-	if (!msg->msg_controllen)
+	/* a kernel copy of the control messages, as sendmsg() makes */
+	if (!msg->msg_controllen || msg->msg_control_is_user)
 		return 0;
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
