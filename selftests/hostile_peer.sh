@@ -19,7 +19,7 @@ logged() {	# lines of protocol errors in the kernel log
 logged0=$(logged)	# earlier tests in this VM logged theirs
 
 bad_hellos="hello-version hello-short hello-bufs"
-bad_msgs="seq len mid ack bufs short flags urg-empty urg-ctrl region-revoke region-ack region-keys region-token"
+bad_msgs="seq len mid ack bufs short flags urg-empty urg-ctrl region-revoke region-ack region-keys region-token region-dup"
 port=7700
 nbad=$(echo $bad_msgs | wc -w)
 SDP_STREAM_REGIONS=1 sdp_stream sink sdp "$addr" $port $((nbad + 1)) >/tmp/sink.out 2>&1 &

@@ -25,6 +25,8 @@
  *   region-keys    a RegionAdv with 2 keys for 1 MiB in 1 MiB MRs, 1 sent
  *                                                         -> disconnected
  *   region-token   a RegionAdv with token 0               -> disconnected
+ *   region-dup     a good RegionAdv, then one of the same token in
+ *                  another slot                           -> disconnected
  *   (the region cases with CAP_REGIONS in the Hello)
  *
  * Against "sdp_region hold" on ADDR PORT (a 1 MiB write-only region):
@@ -289,6 +291,14 @@ static int msg_case(const char *c)
 	if (peer_send(&p, mid, flags, pl, plen, h)) {
 		perror("send");
 		return 2;
+	}
+	/* region-dup: a good RegionAdv, then another of the same token */
+	if (!strcmp(c, "region-dup")) {
+		pl[3] = 4;	/* slot 4 */
+		if (peer_send(&p, mid, flags, pl, plen, PEER_HDR_OK)) {
+			perror("send");
+			return 2;
+		}
 	}
 	peer_poll(&p);
 	if (!strcmp(c, "valid")) {
