@@ -1034,6 +1034,8 @@ void sdp_buf_release(struct sdp_sock *ssk, struct sdp_buf *buf,
 void sdp_buf_account(struct sdp_sock *ssk, long bytes);
 bool sdp_buf_room(struct sdp_sock *ssk, u32 bytes);
 struct sdp_buf *sdp_bounce_alloc(struct sdp_sock *ssk, u32 want);
+int sdp_pin_user(u64 addr, u64 len, bool write, struct page ***pages,
+		 int *npages, struct mmpin *mmp);
 
 /* The memory a bounce (or spill) buffer takes. */
 static inline u32 sdp_bounce_truesize(const struct sdp_buf *b)

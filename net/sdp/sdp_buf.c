@@ -239,3 +239,40 @@ void sdp_bounce_free(struct sdp_buf *b)
 	kfree(b->data);
 	kfree(b);
 }
+
+/**
+ * sdp_pin_user - pin a range of the caller's memory for long, charged to
+ *	its RLIMIT_MEMLOCK (a one-sided RDMA region, either transport)
+ * @addr: the range's first byte
+ * @len: its bytes
+ * @write: the device or a copy will write into it
+ * @pages: set to the array of its pages (kvfree() it)
+ * @npages: the pages pinned, also on failure (unpin them)
+ * @mmp: the charge (mm_unaccount_pinned_pages() it once ->user is set)
+ *
+ * Return: 0, -ENOMEM, -ENOBUFS (past RLIMIT_MEMLOCK), -EFAULT, -EINTR.
+ */
+int sdp_pin_user(u64 addr, u64 len, bool write, struct page ***pages,
+		 int *npages, struct mmpin *mmp)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+	int want = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE), got;
+
+	*pages = kvmalloc_array(want, sizeof(**pages), GFP_KERNEL_ACCOUNT);
+	if (!*pages)
+		return -ENOMEM;
+	if (mm_account_pinned_pages(mmp, len))
+		return -ENOBUFS;
+	while (*npages < want) {
+		got = pin_user_pages_fast(start + *npages * PAGE_SIZE,
+					  want - *npages, gup,
+					  *pages + *npages);
+		if (got <= 0)
+			return got ? got : -EFAULT;
+		*npages += got;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return 0;
+}

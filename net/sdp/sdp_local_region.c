@@ -60,32 +60,6 @@ static void sdp_lr_put(struct sdp_local_region *r)
 	kref_put(&r->ref, sdp_lr_free);
 }
 
-/* Pin the region's pages, charged to the caller. */
-static int sdp_lr_pin(struct sdp_local_region *r, u64 addr)
-{
-	unsigned int gup = FOLL_LONGTERM |
-			   (r->access & SDP_REGION_WRITE ? FOLL_WRITE : 0);
-	int want = DIV_ROUND_UP(r->first + r->len, PAGE_SIZE), got;
-
-	r->pages = kvmalloc_array(want, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
-	if (!r->pages)
-		return -ENOMEM;
-	if (mm_account_pinned_pages(&r->mmp, r->len))
-		return -ENOBUFS;
-	while (r->npages < want) {
-		got = pin_user_pages_fast((addr & PAGE_MASK) +
-					  (u64)r->npages * PAGE_SIZE,
-					  want - r->npages, gup,
-					  r->pages + r->npages);
-		if (got <= 0)
-			return got ? got : -EFAULT;
-		r->npages += got;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-	}
-	return 0;
-}
-
 /* The caller's end of the link, and whether it is still joined. */
 static struct sdp_local_end *sdp_lr_end(struct sdp_conn *conn, bool other)
 {
@@ -133,7 +107,8 @@ int sdp_local_region_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
 	lr->len = r->len;
 	lr->access = r->access;
 	lr->first = offset_in_page(r->addr);
-	err = sdp_lr_pin(lr, r->addr);
+	err = sdp_pin_user(r->addr, lr->len, lr->access & SDP_REGION_WRITE,
+			   &lr->pages, &lr->npages, &lr->mmp);
 	if (err) {
 		sdp_lr_put(lr);
 		return err;

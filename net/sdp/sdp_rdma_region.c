@@ -216,33 +216,6 @@ static void sdp_rg_own_free(struct sdp_conn *conn, struct sdp_rg_own *own)
 	kvfree(own);
 }
 
-/* Pin the region's pages, charged to the caller. */
-static int sdp_rg_pin(struct sdp_rg_own *own, u64 addr)
-{
-	unsigned long start = addr & PAGE_MASK;
-	unsigned int gup = FOLL_LONGTERM |
-			   (own->access & SDP_REGION_WRITE ? FOLL_WRITE : 0);
-	int want = DIV_ROUND_UP(own->first + own->len, PAGE_SIZE), got;
-
-	own->pages = kvmalloc_array(want, sizeof(*own->pages),
-				    GFP_KERNEL_ACCOUNT);
-	if (!own->pages)
-		return -ENOMEM;
-	if (mm_account_pinned_pages(&own->mmp, own->len))
-		return -ENOBUFS;
-	while (own->npages < want) {
-		got = pin_user_pages_fast(start + own->npages * PAGE_SIZE,
-					  want - own->npages, gup,
-					  own->pages + own->npages);
-		if (got <= 0)
-			return got ? got : -EFAULT;
-		own->npages += got;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-	}
-	return 0;
-}
-
 /* Map segment @k and register it: its REG_MR in @wr. */
 static int sdp_rg_seg_map(struct sdp_conn *conn, struct sdp_rg_own *own,
 			  int k, int seg_pages, struct ib_reg_wr *wr)
@@ -522,7 +495,8 @@ int sdp_rg_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
 		return PTR_ERR(own);
 	}
 	rg->own[slot] = own;	/* not LIVE: no token, not found */
-	err = sdp_rg_pin(own, r->addr);
+	err = sdp_pin_user(r->addr, own->len, own->access & SDP_REGION_WRITE,
+			   &own->pages, &own->npages, &own->mmp);
 	if (!err)
 		err = sdp_rg_register(ssk, rg, own, seg_pages);
 	if (rg->own[slot] != own) {
