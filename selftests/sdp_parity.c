@@ -124,6 +124,20 @@ static void case_sockopts(void)
 	close(fd);
 }
 
+/* Wait (2 s at most) until SIOCOUTQ says the peer has taken it all. */
+static void outq_drained(int fd)
+{
+	int i, outq;
+
+	for (i = 0; i < 100; i++) {
+		outq = -1;
+		ioctl(fd, SIOCOUTQ, &outq);
+		if (!outq)
+			break;
+		msleep(20);
+	}
+}
+
 static void case_tcp_info(void)
 {
 	struct tcp_info ti;
@@ -138,14 +152,7 @@ static void case_tcp_info(void)
 	MUST(recv(s, buf, sizeof(buf), MSG_WAITALL) == sizeof(buf));
 	for (i = 0; i < 100 && inq(c) != 0; i++)
 		msleep(20);
-	for (i = 0; i < 100; i++) {
-		int outq = -1;
-
-		ioctl(c, SIOCOUTQ, &outq);
-		if (!outq)
-			break;
-		msleep(20);
-	}
+	outq_drained(c);
 	memset(&ti, 0, sizeof(ti));
 	OBS("getsockopt", "%s", res(getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &len)));
 	OBS("len", "%s", yesno(len == sizeof(ti)));
@@ -190,7 +197,7 @@ static void case_tcp_info_large(void)
 	static char buf[N];
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
-	int c, s, i;
+	int c, s;
 
 	pair_at(0, &c, &s);
 	if (!fork()) {
@@ -198,14 +205,7 @@ static void case_tcp_info_large(void)
 		_exit(send(c, buf, N, 0) != N);
 	}
 	MUST(recv(s, buf, N, MSG_WAITALL) == N);
-	for (i = 0; i < 100; i++) {
-		int outq = -1;
-
-		ioctl(c, SIOCOUTQ, &outq);
-		if (!outq)
-			break;
-		msleep(20);
-	}
+	outq_drained(c);
 	wait(NULL);
 	memset(&ti, 0, sizeof(ti));
 	getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &len);

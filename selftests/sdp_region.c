@@ -340,15 +340,39 @@ static void rw_sync(int c, uint64_t token, unsigned char *buf)
 	}
 }
 
+/* A zero-copy send's result CQE and its notification: the result;
+ * *@notif whether the notification came (or none will: no F_MORE),
+ * *@flags the result's flags.
+ */
+static int uring_zc_wait(struct io_uring *ring, int *notif, int *flags)
+{
+	struct io_uring_cqe *cqe;
+	int res = -1, got = 0;
+
+	*notif = 0;
+	while ((!*notif || !got) && !io_uring_wait_cqe(ring, &cqe)) {
+		if (cqe->flags & IORING_CQE_F_NOTIF) {
+			*notif = 1;
+		} else {
+			res = cqe->res;
+			got = 1;
+			if (flags)
+				*flags = cqe->flags;
+			*notif |= !(cqe->flags & IORING_CQE_F_MORE);
+		}
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return res;
+}
+
 /* 1 MiB of stream bytes by io_uring SEND_ZC, rewritten as soon as its
  * notification came: the owner gets the bytes as they were.
  */
 static void zc_stream(int c, unsigned char *buf)
 {
 	struct req q = { .type = REQ_BULK, .len = 1 << 20, .seed = 77 };
-	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int res = -1, notif = 0, got = 0;
+	int res, notif;
 	char ok = 0;
 
 	fill(buf, 1 << 20, 77);
@@ -356,16 +380,7 @@ static void zc_stream(int c, unsigned char *buf)
 	io_uring_queue_init(4, &ring, 0);
 	io_uring_prep_send_zc(io_uring_get_sqe(&ring), c, buf, 1 << 20, 0, 0);
 	io_uring_submit(&ring);
-	while ((!notif || !got) && !io_uring_wait_cqe(&ring, &cqe)) {
-		if (cqe->flags & IORING_CQE_F_NOTIF) {
-			notif = 1;
-		} else {
-			res = cqe->res;
-			got = 1;
-			notif |= !(cqe->flags & IORING_CQE_F_MORE);
-		}
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	res = uring_zc_wait(&ring, &notif, NULL);
 	io_uring_queue_exit(&ring);
 	memset(buf, 'X', 1 << 20);	/* the kernel is done with it */
 	CHECK(res == 1 << 20 && notif, "io_uring SEND_ZC of 1 MiB: %d, notified",
@@ -384,10 +399,9 @@ static void rw_async(int c, uint64_t token, unsigned char *buf)
 			    .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	struct io_uring_cqe *cqe;
 	struct io_uring ring;
 	unsigned int next = 0, k;
-	int one = 1, res = -1, flags = 0, notif = 0, got = 0;
+	int one = 1, res, flags = 0, notif;
 	ssize_t n;
 
 	CHECK(!setsockopt(c, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one)),
@@ -415,18 +429,7 @@ static void rw_async(int c, uint64_t token, unsigned char *buf)
 	io_uring_queue_init(4, &ring, 0);
 	io_uring_prep_sendmsg_zc(io_uring_get_sqe(&ring), c, &m, 0);
 	io_uring_submit(&ring);
-	while ((!notif || !got) && !io_uring_wait_cqe(&ring, &cqe)) {
-		if (cqe->flags & IORING_CQE_F_NOTIF) {
-			notif = 1;
-		} else {
-			res = cqe->res;
-			flags = cqe->flags;
-			got = 1;
-			if (!(flags & IORING_CQE_F_MORE))
-				notif = 1;	/* none will come */
-		}
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	res = uring_zc_wait(&ring, &notif, &flags);
 	io_uring_queue_exit(&ring);
 	CHECK(res == 4 << 20 && (flags & IORING_CQE_F_MORE),
 	      "io_uring SENDMSG_ZC READ of 4 MiB: %d, F_MORE", res);
