@@ -15,7 +15,8 @@
  *	between the ops, checked; MSG_ZEROCOPY WRITEs (completions on the
  *	error queue, then the check); io_uring SENDMSG_ZC READs (the
  *	notification, then the check); 1 MiB of stream bytes by io_uring
- *	SEND_ZC, rewritten once notified, checked by the owner.
+ *	SEND_ZC, rewritten once notified, checked by the owner, then the
+ *	same from a fixed buffer (by reference over RDMA: TxZcopyBytes).
  *   sdp_region errors ADDR PORT
  *	every errno: not connected, bad sizes, flags and access, a region
  *	past the limit, an unmapped range, a 17th region, an unknown token,
@@ -389,6 +390,55 @@ static void zc_stream(int c, unsigned char *buf)
 	      "... the owner got the bytes as they were at the call");
 }
 
+static long stat_of(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char n[64];
+	long v = -1, x;
+
+	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
+		if (!strcmp(n, name))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* 1 MiB of stream bytes by io_uring SEND_ZC from a registered (fixed)
+ * buffer, rewritten once notified: over RDMA it goes by reference (the
+ * sender's TxZcopyBytes grow by all of it), and the owner gets the bytes
+ * as they were.
+ */
+static void zc_fixed(int c, unsigned char *buf)
+{
+	struct req q = { .type = REQ_BULK, .len = 1 << 20, .seed = 78 };
+	struct iovec fixed = { buf, 1 << 20 };
+	long zc = stat_of("TxZcopyBytes");
+	bool local = stat_of("LocalActiveOpens") > 0;
+	struct io_uring ring;
+	int res, notif;
+	char ok = 0;
+
+	fill(buf, 1 << 20, 78);
+	CHECK(!full(c, &q, sizeof(q), true), "a stream request");
+	io_uring_queue_init(4, &ring, 0);
+	CHECK(!io_uring_register_buffers(&ring, &fixed, 1),
+	      "a fixed buffer registered");
+	io_uring_prep_send_zc_fixed(io_uring_get_sqe(&ring), c, buf, 1 << 20,
+				    0, 0, 0);
+	io_uring_submit(&ring);
+	res = uring_zc_wait(&ring, &notif, NULL);
+	io_uring_queue_exit(&ring);
+	memset(buf, 'X', 1 << 20);	/* the kernel is done with it */
+	CHECK(res == 1 << 20 && notif,
+	      "io_uring SEND_ZC of 1 MiB from a fixed buffer: %d, notified", res);
+	zc = stat_of("TxZcopyBytes") - zc;
+	CHECK(local || zc >= 1 << 20,
+	      "... by reference, not copied: TxZcopyBytes +%ld", zc);
+	CHECK(!full(c, &ok, 1, false) && ok,
+	      "... the owner got the bytes as they were at the call");
+}
+
 /* MSG_ZEROCOPY WRITEs, io_uring SENDMSG_ZC READs. */
 static void rw_async(int c, uint64_t token, unsigned char *buf)
 {
@@ -437,6 +487,7 @@ static void rw_async(int c, uint64_t token, unsigned char *buf)
 	      "... its notification, then every byte is there");
 	CHECK(ask(c, REQ_FILL, 77, 4 << 20, 0), "... put back");
 	zc_stream(c, buf);
+	zc_fixed(c, buf);
 }
 
 /* SDP_REGION_ROLE=owner or user: one end only, for two hosts (ADDR the

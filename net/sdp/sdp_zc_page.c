@@ -134,6 +134,7 @@ static struct sdp_zc_reg *sdp_zc_page_start(struct sdp_sock *ssk)
 	reg->sink = false;
 	reg->kpages = true;
 	reg->uarg = NULL;
+	reg->mmp.user = NULL;
 	reg->npages = 0;
 	reg->len = 0;
 	reg->done = 0;

@@ -32,9 +32,10 @@
  * @msg: the send, at the part to go next
  * @flags: its flags
  *
- * The current segment of a user buffer must hold at least the socket's
- * threshold, the peer must take SrcAvails, and the call must either block
- * or carry MSG_ZEROCOPY on a socket with SDP_ZEROCOPY set.
+ * The current segment of a user buffer (or what is left of an io_uring
+ * fixed buffer) must hold at least the socket's threshold, the peer must
+ * take SrcAvails, and the call must either block or carry a notification
+ * (MSG_ZEROCOPY on a socket with SDP_ZEROCOPY set, io_uring's SEND_ZC).
  */
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 {
@@ -43,8 +44,14 @@ bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 	sdp_assert_locked(ssk);
 
 	if (!thresh || !(ssk->conn->peer_caps & SDP_CAP_SRC_AVAIL) ||
-	    !ssk->conn->peer_adverts || (flags & MSG_OOB) ||
-	    !(iter_is_iovec(&msg->msg_iter) || iter_is_ubuf(&msg->msg_iter)))
+	    !ssk->conn->peer_adverts || (flags & MSG_OOB))
+		return false;
+	/* an io_uring fixed buffer (a bvec a page long each, or a folio):
+	 * by reference while io_uring's notification keeps it
+	 */
+	if (msg->msg_ubuf && iov_iter_is_bvec(&msg->msg_iter))
+		return msg_data_left(msg) >= thresh;
+	if (!iter_is_iovec(&msg->msg_iter) && !iter_is_ubuf(&msg->msg_iter))
 		return false;
 	return iov_iter_single_seg_count(&msg->msg_iter) >= thresh;
 }

@@ -102,6 +102,49 @@ ssize_t sdp_zc_pin(struct iov_iter *iter, struct page **pages, size_t bytes,
 	return len;
 }
 
+/**
+ * sdp_zc_ref_bvec - reference the next pages of an io_uring fixed buffer
+ * @iter: a bvec iterator over pages io_uring holds pinned for as long as
+ *	the send's notification is not completed; it moves past them
+ * @pages: room for @max pages
+ * @bytes: most bytes
+ * @max: most pages
+ * @off: set to the offset into the first page
+ *
+ * A run of pages one MR can map: every page but the first starts at its
+ * beginning, every page but the last ends at its end.  Each is referenced
+ * (get_page()) besides io_uring's pin, as sendfile()'s pages are, so a
+ * registration never depends on how long io_uring keeps its own.
+ *
+ * Return: bytes referenced, or -EFAULT.
+ */
+static ssize_t sdp_zc_ref_bvec(struct iov_iter *iter, struct page **pages,
+			       size_t bytes, int max, size_t *off)
+{
+	size_t done = 0, o, len;
+	int n = 0;
+
+	while (n < max && done < bytes && iov_iter_count(iter)) {
+		const struct bio_vec *bv = iter->bvec;
+		size_t at = bv->bv_offset + iter->iov_offset;
+
+		o = offset_in_page(at);
+		len = min3(bv->bv_len - iter->iov_offset, PAGE_SIZE - o,
+			   min(iov_iter_count(iter), bytes - done));
+		if (n && o)
+			break;		/* a gap: the next run */
+		if (!n)
+			*off = o;
+		pages[n] = nth_page(bv->bv_page, at >> PAGE_SHIFT);
+		get_page(pages[n++]);
+		iov_iter_advance(iter, len);
+		done += len;
+		if (o + len < PAGE_SIZE)
+			break;		/* ends short: the run ends here */
+	}
+	return done ?: -EFAULT;
+}
+
 /* Unpin what sdp_zc_pin() pinned; @dirty (the device wrote into them)
  * needs process context.
  */
@@ -204,6 +247,24 @@ int sdp_zc_mrs(struct sdp_conn *conn, struct sdp_zc *zc)
 	return zc->nregs ? 0 : -ENOMEM;
 }
 
+/* Release a registration's pages: references (sendfile()'s, an io_uring
+ * fixed buffer's) or pins.
+ */
+static void sdp_zc_release_pages(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
+				 bool dirty)
+{
+	int i;
+
+	if (!reg->kpages) {
+		sdp_zc_unpin(reg->pages, reg->npages, dirty);
+		return;
+	}
+	for (i = 0; i < reg->npages; i++)
+		put_page(reg->pages[i]);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS, -reg->npages);
+	reg->kpages = false;
+}
+
 /* A registration is over (its key invalidated, or its MR deregistered):
  * release its pages.  A SinkAvail's (@success: the peer may have written
  * into them) only in process context.
@@ -212,25 +273,17 @@ void sdp_zc_reg_finish(struct sdp_sock *ssk, struct sdp_zc_reg *reg,
 		       bool success)
 {
 	bool src = !reg->sink;
-	int i;
 
 	if (ssk->conn->sdev && reg->state != SDP_ZC_REG_BUILDING)
 		ib_dma_unmap_sg(ssk->conn->sdev->ibdev, reg->sg, reg->npages,
 				reg->sink ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	if (reg->kpages) {
-		/* sendfile()'s: page references, not pins */
-		for (i = 0; i < reg->npages; i++)
-			put_page(reg->pages[i]);
-		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
-			      -reg->npages);
-		reg->kpages = false;
-	} else {
-		/* the peer may have written into a SinkAvail's pages */
-		sdp_zc_unpin(reg->pages, reg->npages, reg->sink && success);
-		if (reg->uarg)
-			sdp_ubuf_complete(reg->uarg, success);
-		else
-			mm_unaccount_pinned_pages(&reg->mmp);
+	/* the peer may have written into a SinkAvail's pages */
+	sdp_zc_release_pages(ssk, reg, reg->sink && success);
+	if (reg->uarg) {
+		sdp_ubuf_complete(reg->uarg, success);
+	} else if (reg->mmp.user) {
+		mm_unaccount_pinned_pages(&reg->mmp);
+		reg->mmp.user = NULL;
 	}
 	reg->uarg = NULL;
 	reg->npages = 0;
@@ -351,12 +404,20 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 	ssize_t n;
 	int i, err;
 
-	n = sdp_zc_pin(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
-		       zc->reg_pages, reg->sink, &off);
+	/* io_uring's fixed buffer: charged and pinned by io_uring already */
+	reg->kpages = uarg && !reg->sink && iov_iter_is_bvec(iter);
+	if (reg->kpages)
+		n = sdp_zc_ref_bvec(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
+				    zc->reg_pages, &off);
+	else
+		n = sdp_zc_pin(iter, reg->pages, zc->reg_pages * PAGE_SIZE,
+			       zc->reg_pages, reg->sink, &off);
 	if (n < 0)
 		return n;
 	reg->npages = DIV_ROUND_UP(off + n, PAGE_SIZE);
-	reg->kpages = false;
+	if (reg->kpages)
+		SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
+			      reg->npages);
 	reg->mmp.user = NULL;
 	if (!uarg && mm_account_pinned_pages(&reg->mmp, n)) {
 		err = -ENOBUFS;
@@ -381,8 +442,9 @@ ssize_t sdp_zc_register(struct sdp_sock *ssk, struct sdp_zc *zc,
 err_account:
 	if (!uarg)
 		mm_unaccount_pinned_pages(&reg->mmp);
+	reg->mmp.user = NULL;
 err_pages:
-	sdp_zc_unpin(reg->pages, reg->npages, false);
+	sdp_zc_release_pages(ssk, reg, false);
 	reg->npages = 0;
 	iov_iter_revert(iter, n);
 	return err;
