@@ -406,8 +406,8 @@ static long stat_of(const char *name)
 
 /* 1 MiB of stream bytes by io_uring SEND_ZC from a registered (fixed)
  * buffer, rewritten once notified: over RDMA it goes by reference (the
- * sender's TxZcopyBytes grow by all of it), and the owner gets the bytes
- * as they were.
+ * sender's TxZcopyBytes grow by all of it but a short tail), and the
+ * owner gets the bytes as they were.
  */
 static void zc_fixed(int c, unsigned char *buf)
 {
@@ -433,7 +433,10 @@ static void zc_fixed(int c, unsigned char *buf)
 	CHECK(res == 1 << 20 && notif,
 	      "io_uring SEND_ZC of 1 MiB from a fixed buffer: %d, notified", res);
 	zc = stat_of("TxZcopyBytes") - zc;
-	CHECK(local || zc >= 1 << 20,
+	/* all but the tail past the last page boundary (buf is unaligned),
+	 * which is below any threshold
+	 */
+	CHECK(local || zc >= (1 << 20) - 4096,
 	      "... by reference, not copied: TxZcopyBytes +%ld", zc);
 	CHECK(!full(c, &ok, 1, false) && ok,
 	      "... the owner got the bytes as they were at the call");
