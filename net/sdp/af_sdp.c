@@ -26,9 +26,10 @@
 #include <net/tcp.h>
 
 #include "sdp.h"
+#include "sdp_family.h"
 #include "sdp_az.h"
 
-static int sdp_release(struct socket *sock)
+int sdp_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -43,7 +44,7 @@ static int sdp_release(struct socket *sock)
 	return 0;
 }
 
-static int sdp_shutdown(struct socket *sock, int how)
+int sdp_shutdown(struct socket *sock, int how)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
@@ -92,8 +93,7 @@ static int sdp_shutdown(struct socket *sock, int how)
 }
 
 /* As tcp_poll(), for what SDP has. */
-static __poll_t sdp_poll(struct file *file, struct socket *sock,
-			 poll_table *wait)
+__poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
@@ -152,29 +152,6 @@ static __poll_t sdp_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
-#define SDP_PROTO_OPS(_family)					\
-{								\
-	.family		= (_family),				\
-	.owner		= THIS_MODULE,				\
-	.release	= sdp_release,				\
-	.bind		= sdp_bind,				\
-	.connect	= sdp_connect,				\
-	.socketpair	= sock_no_socketpair,			\
-	.accept		= SDP_PROTO_OPS_ACCEPT,			\
-	.getname	= sdp_getname,				\
-	.poll		= sdp_poll,				\
-	.ioctl		= sdp_ioctl,				\
-	.listen		= sdp_listen,				\
-	.shutdown	= sdp_shutdown,				\
-	.setsockopt	= sdp_setsockopt,			\
-	.getsockopt	= sdp_getsockopt,			\
-	.sendmsg	= sdp_sendmsg,				\
-	.recvmsg	= sdp_recvmsg,				\
-	.mmap		= sock_no_mmap,				\
-	SDP_PROTO_OPS_SENDPAGE					\
-	.splice_eof	= sdp_splice_eof,			\
-}
-
 /* Not const: .family is filled in at init from the module parameters. */
 static struct proto_ops sdp_inet_ops = SDP_PROTO_OPS(AF_INET_SDP);
 static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP);
@@ -189,8 +166,8 @@ static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP);
 static int sdp_create(struct net *net, struct socket *sock, int protocol,
 		      int kern, int family, const struct proto_ops *ops)
 {
-	struct rdma_cm_id *cm_id;
 	struct sock *sk;
+	int err;
 
 	if (protocol < 0 || protocol >= IPPROTO_MAX)
 		return -EINVAL;
@@ -203,25 +180,15 @@ static int sdp_create(struct net *net, struct socket *sock, int protocol,
 
 	sock->state = SS_UNCONNECTED;
 	sock->ops = ops;
-	sk = sdp_sk_alloc(net, family, kern, sock);
+	sk = sdp_sk_alloc(net, &sdp_proto, family, kern, sock);
 	if (!sk)
 		return -ENOMEM;
-	/* what its connections allocate is charged to its creator's cgroup;
-	 * a listener's children inherit it (sdp_child_inherit())
-	 */
-	sdp_sk(sk)->memcg = get_mem_cgroup_from_mm(current->mm);
-
-	cm_id = sdp_cm_create_id(sk);
-	if (IS_ERR(cm_id)) {
+	err = sdp_sk_attach_id(sk);
+	if (err) {
 		sock->sk = NULL;
 		sk_free(sk);	/* runs sdp_sk_destruct() */
-		return PTR_ERR(cm_id);
 	}
-	lock_sock(sk);
-	sdp_sk(sk)->cm_id = cm_id;
-	sdp_id_options(sdp_sk(sk), cm_id);
-	release_sock(sk);
-	return 0;
+	return err;
 }
 
 static int sdp_inet_create(struct net *net, struct socket *sock, int protocol,
@@ -310,8 +277,14 @@ static int __init sdp_init(void)
 		pr_err("family %d is taken (%d)\n", sdp_af_inet6, err);
 		goto err_inet;
 	}
+
+	err = sdp_inet_init();
+	if (err)
+		goto err_inet6;
 	return 0;
 
+err_inet6:
+	sock_unregister(sdp_af_inet6);
 err_inet:
 	sock_unregister(sdp_af_inet);
 err_az:
@@ -333,6 +306,7 @@ err_wq:
 
 static void __exit sdp_exit(void)
 {
+	sdp_inet_exit();
 	sock_unregister(sdp_af_inet6);
 	sock_unregister(sdp_af_inet);
 	sdp_az_exit();

@@ -92,6 +92,8 @@
 #include <linux/kref.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <linux/ipv6.h>
+#include <net/inet_sock.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
@@ -542,7 +544,10 @@ struct sdp_conn {
 };
 
 struct sdp_sock {
-	struct sock		sk;		/* must be first */
+	union {
+		struct sock	sk;		/* must be first */
+		struct inet_sock inet;		/* IPPROTO_SDP: inet_create() */
+	};					/* writes its fields */
 	struct rdma_cm_id	*cm_id;		/* see "rdma_cm_id" above */
 	struct rdma_cm_id	*cm_id_v4;	/* a dual-stack listener's IPv4 half */
 	unsigned long		flags;		/* SDP_F_* */
@@ -886,14 +891,27 @@ extern struct workqueue_struct *sdp_wq;
 
 /* sdp_sock.c */
 extern struct proto sdp_proto;
-struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
-			  struct socket *sock);
+struct sock *sdp_sk_alloc(struct net *net, struct proto *prot, int family,
+			  int kern, struct socket *sock);
+void sdp_sock_flags(struct socket *sock);
+int sdp_sk_setup(struct sock *sk, struct socket *sock);
+int sdp_sk_attach_id(struct sock *sk);
+
+/* sdp_inet.c: IPPROTO_SDP, SDP as a protocol of AF_INET and AF_INET6 */
+extern int sdp_ipproto;
+int sdp_inet_init(void);
+void sdp_inet_exit(void);
+
+/* An IPv6 socket: AF_INET6_SDP, or AF_INET6 with IPPROTO_SDP. */
+static inline bool sdp_family_v6(const struct sock *sk)
+{
+	return sk->sk_family == sdp_af_inet6 || sk->sk_family == AF_INET6;
+}
 
 /* The address family getname() answers with. */
 static inline int sdp_addr_family(const struct sock *sk)
 {
-	return sk->sk_family == sdp_af_inet6 || sdp_sk(sk)->v6 ?
-	       AF_INET6 : AF_INET;
+	return sdp_family_v6(sk) || sdp_sk(sk)->v6 ? AF_INET6 : AF_INET;
 }
 
 /* sdp_dev.c */

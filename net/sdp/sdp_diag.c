@@ -234,7 +234,9 @@ static int sdp_diag_one(struct sk_buff *skb, struct netlink_callback *cb,
 	struct inet_diag_msg m;
 	struct nlmsghdr *nlh;
 
-	if (sk->sk_family != req->sdiag_family)
+	/* family 27 (28) lists AF_INET (AF_INET6) IPPROTO_SDP sockets too */
+	if ((sdp_family_v6(sk) ? sdp_af_inet6 : sdp_af_inet) !=
+	    req->sdiag_family)
 		return 0;
 	sdp_diag_header(sk, &m, user_ns);
 	if (!sdp_diag_match(req, &m))

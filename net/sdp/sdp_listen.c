@@ -323,8 +323,7 @@ static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
 	struct sockaddr_in6 *src;
 	int err;
 
-	if (!test_bit(SDP_F_BOUND, &ssk->flags) && ssk->sk.sk_family ==
-	    sdp_af_inet6) {
+	if (!test_bit(SDP_F_BOUND, &ssk->flags) && sdp_family_v6(&ssk->sk)) {
 		/* as inet6: an unbound listener listens on [::] */
 		struct sockaddr_storage any = { .ss_family = AF_INET6 };
 
@@ -536,7 +535,7 @@ int sdp_accept(struct socket *sock, struct socket *newsock,
 	lock_sock(child);
 	sock_graft(child, newsock);
 	newsock->state = SS_CONNECTED;
-	set_bit(SOCK_SUPPORT_ZC, &newsock->flags);	/* as sdp_sk_alloc() */
+	sdp_sock_flags(newsock);	/* as sdp_sk_setup() */
 	parent = cssk->parent;
 	cssk->parent = NULL;
 	release_sock(child);

@@ -341,8 +341,8 @@ static int sdp_local_child(struct sock *sk, struct sdp_sock *client)
 	struct sock *child;
 	int err;
 
-	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
-			     NULL);
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_prot, sk->sk_family,
+			     sk->sk_kern_sock, NULL);
 	if (!child)
 		return -ENOMEM;
 	sdp_child_inherit(child, sk);

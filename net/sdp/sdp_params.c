@@ -24,6 +24,10 @@ int sdp_af_inet6 = AF_INET6_SDP;
 module_param_named(af_inet6_sdp, sdp_af_inet6, int, 0444);
 MODULE_PARM_DESC(af_inet6_sdp, "socket family number of IPv6 SDP (default 28)");
 
+int sdp_ipproto = IPPROTO_SDP;
+module_param_named(ipproto_sdp, sdp_ipproto, int, 0444);
+MODULE_PARM_DESC(ipproto_sdp, "protocol number of SDP in AF_INET and AF_INET6 (default 261; 0: none)");
+
 /* For the tests only: AZ-SDP's checks off, so that a test can show it
  * catches a send whose buffer was not protected.
  */

@@ -72,7 +72,7 @@ int sdp_bind_errno(int err)
  */
 bool sdp_v6_dual(struct sdp_sock *ssk)
 {
-	if (ssk->sk.sk_family == sdp_af_inet6)
+	if (sdp_family_v6(&ssk->sk))
 		return !ssk->v6only;
 #if IS_ENABLED(CONFIG_IPV6)
 	return !READ_ONCE(sock_net(&ssk->sk)->ipv6.sysctl.bindv6only);
@@ -199,6 +199,6 @@ void sdp_id_options(struct sdp_sock *ssk, struct rdma_cm_id *id)
 
 	if (tos)
 		rdma_set_service_type(id, tos);
-	if (ssk->sk.sk_family == sdp_af_inet6)
+	if (sdp_family_v6(&ssk->sk))
 		rdma_set_afonly(id, ssk->v6only);
 }

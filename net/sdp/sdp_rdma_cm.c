@@ -338,8 +338,8 @@ static int sdp_child_create(struct sock *sk, struct rdma_cm_id *id,
 		release_sock(sk);
 		return -ECONNREFUSED;
 	}
-	child = sdp_sk_alloc(sock_net(sk), sk->sk_family, sk->sk_kern_sock,
-			     NULL);
+	child = sdp_sk_alloc(sock_net(sk), sk->sk_prot, sk->sk_family,
+			     sk->sk_kern_sock, NULL);
 	if (!child) {
 		release_sock(sk);
 		return -ENOMEM;

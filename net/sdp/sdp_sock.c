@@ -46,26 +46,41 @@ static void sdp_sk_destruct(struct sock *sk)
 }
 
 /**
- * sdp_sk_alloc - allocate and initialise an SDP socket
- * @net: its namespace
- * @family: the SDP family number
- * @kern: a kernel socket
- * @sock: the struct socket, or NULL for a child of a listener
+ * sdp_sock_flags - what the socket core must know of an SDP socket
+ * @sock: a new socket's, or an accepted child's
  */
-struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
-			  struct socket *sock)
+void sdp_sock_flags(struct socket *sock)
 {
-	struct sdp_sock *ssk;
-	struct sock *sk;
+	/* io_uring's SEND_ZC: sdp_sendmsg() takes msg_ubuf */
+	set_bit(SOCK_SUPPORT_ZC, &sock->flags);
+#ifdef HAVE_SOCK_CUSTOM_SOCKOPT
+	/* SOL_SOCKET options to sdp_setsockopt() first: SO_ZEROCOPY */
+	set_bit(SOCK_CUSTOM_SOCKOPT, &sock->flags);
+#endif
+}
 
-	sk = sk_alloc(net, family, GFP_KERNEL, &sdp_proto, kern);
-	if (!sk)
-		return NULL;
-	sock_init_data(sock, sk);
-	if (sock)	/* io_uring's SEND_ZC: sdp_sendmsg() takes msg_ubuf */
-		set_bit(SOCK_SUPPORT_ZC, &sock->flags);
+/**
+ * sdp_sk_setup - make a new struct sock an SDP socket
+ * @sk: allocated and initialised by sock_init_data(): by sdp_sk_alloc(),
+ *	or by inet_create() for IPPROTO_SDP (sdp_inet.c)
+ * @sock: its struct socket, or NULL for a child of a listener
+ *
+ * On failure the caller frees @sk (sdp_sk_destruct() is its destructor
+ * from the start).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sdp_sk_setup(struct sock *sk, struct socket *sock)
+{
+	struct net *net = sock_net(sk);
+	struct sdp_sock *ssk = sdp_sk(sk);
+
+	if (sock)
+		sdp_sock_flags(sock);
 	sk->sk_type = SOCK_STREAM;
-	sk->sk_protocol = IPPROTO_TCP;
+	/* SO_PROTOCOL: TCP's for families 27/28, as the older stack said */
+	sk->sk_protocol = sk->sk_prot == &sdp_proto ? IPPROTO_TCP :
+			  sdp_ipproto;
 	sk->sk_state = TCP_CLOSE;
 	sk->sk_destruct = sdp_sk_destruct;
 	sk->sk_write_space = sdp_write_space;
@@ -73,18 +88,84 @@ struct sock *sdp_sk_alloc(struct net *net, int family, int kern,
 	sk->sk_rcvbuf = READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]);
 	sk->sk_sndbuf = READ_ONCE(net->ipv4.sysctl_tcp_wmem[1]);
 
-	ssk = sdp_sk(sk);
 	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
 #if IS_ENABLED(CONFIG_IPV6)
-	if (family == sdp_af_inet6)
+	if (sdp_family_v6(sk))
 		ssk->v6only = READ_ONCE(net->ipv6.sysctl.bindv6only);
 #endif
 	INIT_LIST_HEAD(&ssk->accept_queue);
 	INIT_LIST_HEAD(&ssk->accept_node);
 	sdp_cm_init(ssk);
-	sock_prot_inuse_add(net, &sdp_proto, 1);
+	sock_prot_inuse_add(net, sk->sk_prot, 1);
 	ssk->proc_id = U32_MAX;
-	if (sdp_conn_init(ssk) || sdp_sock_list_add(ssk)) {
+	if (sdp_conn_init(ssk) || sdp_sock_list_add(ssk))
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * sdp_sk_attach_id - give a socket socket() made its rdma_cm id
+ * @sk: the socket, new
+ *
+ * What its connections allocate is charged to its creator's memory
+ * cgroup; a listener's children inherit it (sdp_child_inherit()).  On
+ * failure the caller frees @sk.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sdp_sk_attach_id(struct sock *sk)
+{
+	struct rdma_cm_id *cm_id;
+
+	sdp_sk(sk)->memcg = get_mem_cgroup_from_mm(current->mm);
+	cm_id = sdp_cm_create_id(sk);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	lock_sock(sk);
+	sdp_sk(sk)->cm_id = cm_id;
+	sdp_id_options(sdp_sk(sk), cm_id);
+	release_sock(sk);
+	return 0;
+}
+
+/* A child of an IPPROTO_SDP listener (sdp_inet.c): what inet_create()
+ * and inet6_create() would have set that anything may read, the IPv6
+ * one's ipv6_pinfo where inet6_create() finds it.
+ */
+static void sdp_sk_inet_child(struct sock *sk)
+{
+	inet_sk(sk)->uc_ttl = -1;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+#ifdef HAVE_PROTO_IPV6_PINFO_OFFSET
+		inet_sk(sk)->pinet6 = (void *)sk + sk->sk_prot->ipv6_pinfo_offset;
+#else
+		inet_sk(sk)->pinet6 = (void *)sk + sk->sk_prot->obj_size -
+				      sizeof(struct ipv6_pinfo);
+#endif
+#endif
+}
+
+/**
+ * sdp_sk_alloc - allocate and initialise an SDP socket
+ * @net: its namespace
+ * @prot: sdp_proto for families 27/28, a listener's own for its child
+ * @family: the socket's family
+ * @kern: a kernel socket
+ * @sock: the struct socket, or NULL for a child of a listener
+ */
+struct sock *sdp_sk_alloc(struct net *net, struct proto *prot, int family,
+			  int kern, struct socket *sock)
+{
+	struct sock *sk;
+
+	sk = sk_alloc(net, family, GFP_KERNEL, prot, kern);
+	if (!sk)
+		return NULL;
+	sock_init_data(sock, sk);
+	if (prot != &sdp_proto)
+		sdp_sk_inet_child(sk);
+	if (sdp_sk_setup(sk, sock)) {
 		sk_free(sk);	/* runs sdp_sk_destruct() */
 		return NULL;
 	}

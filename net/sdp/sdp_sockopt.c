@@ -6,8 +6,10 @@
  * SDP_ASYNC; SDP_REGION_REG and _DEREG go to sdp_region.c), SOL_TCP (the TCP
  * options that mean something for an SDP connection, TCP_INFO among them),
  * SOL_IP (IP_TOS) and SOL_IPV6 (IPV6_V6ONLY, IPV6_TCLASS).  SOL_SOCKET
- * options never come here: the socket core handles them, and calls
- * sdp_keepalive() for SO_KEEPALIVE.  IP_TOS and IPV6_TCLASS become the
+ * options come here first (SOCK_CUSTOM_SOCKOPT): SO_ZEROCOPY, which the
+ * socket core takes only for TCP's and UDP's protocol numbers, is ours;
+ * the socket core handles the rest, and calls sdp_keepalive() for
+ * SO_KEEPALIVE.  IP_TOS and IPV6_TCLASS become the
  * connection's RDMA service type (rdma_set_service_type()), IPV6_V6ONLY
  * rdma_cm's "afonly".
  */
@@ -24,7 +26,7 @@
 
 static bool sdp_is_v6_family(const struct sock *sk)
 {
-	return sk->sk_family == sdp_af_inet6;
+	return sdp_family_v6(sk);
 }
 
 /* Under the socket lock: no bound address yet, as inet's inet_num == 0. */
@@ -131,6 +133,31 @@ static int sdp_setsockopt_tcp(struct sdp_sock *ssk, int optname, int val)
 	}
 }
 
+/* SOL_SOCKET (SOCK_CUSTOM_SOCKOPT: every SDP socket): SO_ZEROCOPY as
+ * the socket core takes it for TCP, which it refuses any other protocol;
+ * the rest is the socket core's.
+ */
+static int sdp_setsockopt_socket(struct socket *sock, int optname,
+				 sockptr_t optval, unsigned int optlen)
+{
+	int val, err = 0;
+
+	if (optname != SO_ZEROCOPY)
+		return sock_setsockopt(sock, SOL_SOCKET, optname, optval,
+				       optlen);
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	lock_sock(sock->sk);
+	if (val < 0 || val > 1)
+		err = -EINVAL;
+	else
+		sock_valbool_flag(sock->sk, SOCK_ZEROCOPY, val);
+	release_sock(sock->sk);
+	return err;
+}
+
 int sdp_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen)
 {
@@ -138,6 +165,8 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 	struct sdp_sock *ssk = sdp_sk(sk);
 	int val, err;
 
+	if (level == SOL_SOCKET)
+		return sdp_setsockopt_socket(sock, optname, optval, optlen);
 	if (level != SOL_SDP && level != SOL_TCP && level != SOL_IP &&
 	    level != SOL_IPV6)
 		return -ENOPROTOOPT;

@@ -5,8 +5,9 @@
  * An SDP socket is a SOCK_STREAM socket with TCP's semantics whose bytes
  * travel over an RDMA reliable connection instead of the kernel TCP/IP
  * stack.  Create one with socket(AF_INET_SDP, SOCK_STREAM, 0) (or
- * IPPROTO_TCP as the protocol) and use plain struct sockaddr_in /
- * struct sockaddr_in6 addresses, exactly as for TCP.
+ * IPPROTO_TCP as the protocol), or socket(AF_INET, SOCK_STREAM,
+ * IPPROTO_SDP), and use plain struct sockaddr_in / struct sockaddr_in6
+ * addresses, exactly as for TCP.
  *
  * The family numbers below are the ones the older SDP stack, qperf and
  * Java use.  The ib_sdp module can register other numbers (module
@@ -23,6 +24,17 @@
 #define AF_INET6_SDP		28
 #define PF_INET_SDP		AF_INET_SDP
 #define PF_INET6_SDP		AF_INET6_SDP
+
+/*
+ * The same socket as a protocol of AF_INET and AF_INET6:
+ * socket(AF_INET, SOCK_STREAM, IPPROTO_SDP).  Above 255, as IPPROTO_SMC
+ * (256) and IPPROTO_MPTCP (262), so no IP protocol can have it; below
+ * the kernel's IPPROTO_MAX (263).  The module parameter ipproto_sdp can
+ * move it should the kernel ever give 261 to another protocol.
+ */
+#ifndef IPPROTO_SDP
+#define IPPROTO_SDP		261
+#endif
 
 /* Level for setsockopt()/getsockopt() of the options below. */
 #define SOL_SDP			27
