@@ -82,9 +82,10 @@ sdp_pd_count() {
 	rdma resource show pd 2>/dev/null | grep -c 'comm \[ib_sdp\]'
 }
 
-# sdp_inuse: SDP sockets in use in this namespace.
+# sdp_inuse: SDP sockets in use in this namespace (families 27/28 and
+# IPPROTO_SDP's).
 sdp_inuse() {
-	awk '$1 == "SDP" {print $3}' /proc/net/protocols
+	awk '$1 ~ /^SDP(-INET6?)?$/ {n += $3} END {print n + 0}' /proc/net/protocols
 }
 
 # sdp_stat NAME: a counter of /proc/net/sdpstats.
@@ -122,8 +123,11 @@ sdp_rdma_objects() {
 # bed boots with slab_nomerge, so the cache is SDP's alone); shrinking it
 # first flushes the per-CPU slabs, whose free objects would count as used.
 sdp_slab_objs() {
-	echo 1 >/sys/kernel/slab/SDP/shrink 2>/dev/null
-	awk '$1 == "SDP" {print $2}' /proc/slabinfo
+	local c
+	for c in SDP SDP-INET SDP-INET6; do
+		echo 1 >/sys/kernel/slab/$c/shrink 2>/dev/null
+	done
+	awk '$1 ~ /^SDP(-INET6?)?$/ {n += $2} END {print n + 0}' /proc/slabinfo
 }
 
 # sdp_check_clean: after a test, every SDP socket, its memory and every

@@ -2,7 +2,8 @@
 /*
  * The differential suite's frame (sdp_parity.c): every case runs twice, in
  * a child process of its own, once on TCP (AF_INET / AF_INET6) and once on
- * SDP (AF_INET_SDP / AF_INET6_SDP), over the same addresses.  A case
+ * SDP (AF_INET_SDP / AF_INET6_SDP, or with SDP_PARITY_INET=1 AF_INET /
+ * AF_INET6 with IPPROTO_SDP), over the same addresses.  A case
  * reports what a program can observe as "step<TAB>value" lines (OBS());
  * the runner compares the two runs step by step.
  */
@@ -35,6 +36,10 @@ struct parity_env {
 	bool sdp;		/* this run is the SDP one */
 	int fam;		/* AF_INET or AF_INET_SDP */
 	int fam6;		/* AF_INET6 or AF_INET6_SDP */
+	int proto;		/* SDP_PARITY_INET: IPPROTO_SDP, in the
+				 * SDP run, for every AF_INET/AF_INET6
+				 * stream socket (fam is AF_INET then)
+				 */
 	const char *addr;	/* IPv4 address of the RDMA netdev */
 	const char *addr6;	/* IPv6 address of the RDMA netdev */
 	int port;		/* first of 20 ports this case may use */
@@ -43,6 +48,19 @@ struct parity_env {
 
 extern struct parity_env E;
 extern FILE *obs_out;
+
+/* Every socket a case makes: in the SDP run with SDP_PARITY_INET, an
+ * AF_INET or AF_INET6 stream socket of protocol 0 or TCP is IPPROTO_SDP's.
+ */
+static inline int parity_socket(int domain, int type, int protocol)
+{
+	if (E.proto && (domain == AF_INET || domain == AF_INET6) &&
+	    (type & 0xf) == SOCK_STREAM &&
+	    (protocol == 0 || protocol == IPPROTO_TCP))
+		protocol = E.proto;
+	return socket(domain, type, protocol);
+}
+#define socket(d, t, p)	parity_socket(d, t, p)
 
 /* One observation: STEP is the row's name within the case. */
 #define OBS(step, fmt, ...) do {					\

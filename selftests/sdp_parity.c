@@ -97,6 +97,9 @@ static void case_sockopts(void)
 	OBS("SO_REUSEADDR", "%d", getint(fd, SOL_SOCKET, SO_REUSEADDR));
 	OBS("SO_REUSEPORT set", "%s", res(setint(fd, SOL_SOCKET, SO_REUSEPORT, 1)));
 	OBS("SO_REUSEPORT", "%d", getint(fd, SOL_SOCKET, SO_REUSEPORT));
+	OBS("SO_ZEROCOPY set", "%s", res(setint(fd, SOL_SOCKET, SO_ZEROCOPY, 1)));
+	OBS("SO_ZEROCOPY", "%d", getint(fd, SOL_SOCKET, SO_ZEROCOPY));
+	OBS("SO_ZEROCOPY 2", "%s", res(setint(fd, SOL_SOCKET, SO_ZEROCOPY, 2)));
 
 	OBS("TCP_NODELAY default", "%d", getint(fd, IPPROTO_TCP, TCP_NODELAY));
 	setint(fd, IPPROTO_TCP, TCP_NODELAY, 1);
@@ -422,10 +425,9 @@ static void case_zerocopy_dontwait(void)
 	pthread_t t;
 
 	pair_at(0, &c, &r.fd);
-	if (E.sdp)
+	/* SDP before SOCK_CUSTOM_SOCKOPT (6.7): SDP_ZEROCOPY (sockopts) */
+	if (setint(c, SOL_SOCKET, SO_ZEROCOPY, 1) && E.sdp)
 		setint(c, SOL_SDP, SDP_ZEROCOPY, 1);
-	else
-		setint(c, SOL_SOCKET, SO_ZEROCOPY, 1);
 	pthread_create(&t, NULL, zc_read_all, &r);
 	/* every call that takes bytes, in part or whole, is one id */
 	while (bytes < SENDS * N && tries++ < 100000) {
@@ -1890,26 +1892,47 @@ static const struct parity_case cases[] = {
 /* Deliberate differences: what SDP shows instead of TCP's answer, and
  * why.  Documentation/sdp.rst ("Differences from TCP") lists the same.
  */
+/* which SDP run a difference shows in */
+#define FAM	1	/* socket(AF_INET_SDP, ...) */
+#define INET	2	/* socket(AF_INET, ..., IPPROTO_SDP): SDP_PARITY_INET */
+#define BOTH	(FAM | INET)
+
+static bool inet_mode(void)
+{
+	const char *v = getenv("SDP_PARITY_INET");
+
+	return v && *v && strcmp(v, "0");
+}
+
 static const struct known_diff {
 	const char *step;	/* "case/step" */
 	const char *sdp;	/* SDP's result */
 	const char *why;
 	bool kernel;		/* differs on some kernels only */
+	int modes;		/* FAM, INET or BOTH */
 } known[] = {
 	{ "socket_flags/SO_DOMAIN", "AF_INET_SDP",
-	  "the socket's own family", false },
+	  "the socket's own family", false, FAM },
+	{ "socket_flags/SO_PROTOCOL", "261",
+	  "the socket's own protocol number, as IPPROTO_MPTCP's and IPPROTO_SMC's sockets report theirs (the socket core answers SO_PROTOCOL)",
+	  false, INET },
 	{ "sockopts/SO_REUSEPORT set", "EOPNOTSUPP",
-	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false },
+	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false, FAM },
 	{ "sockopts/SO_REUSEPORT", "0",
-	  "(follows from the above)", false },
+	  "(follows from the above)", false, FAM },
+	{ "sockopts/SO_ZEROCOPY set", "EOPNOTSUPP",
+	  "before 6.7 (SOCK_CUSTOM_SOCKOPT) the socket core keeps SOL_SOCKET to itself and takes SO_ZEROCOPY only for TCP's and UDP's protocol numbers: SDP_ZEROCOPY instead (libsdp translates)",
+	  true, BOTH },
+	{ "sockopts/SO_ZEROCOPY", "0", "(follows from the above)", true, BOTH },
+	{ "sockopts/SO_ZEROCOPY 2", "EOPNOTSUPP", "(the same)", true, BOTH },
 	{ "bind/reuseaddr listen 1", "EADDRINUSE",
 	  "rdma_cm lets a port listen only while no other id is bound to it",
-	  false },
+	  false, BOTH },
 	{ "disconnect/listen again", "ok",
-	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it", false },
+	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it", false, BOTH },
 	{ "unconnected/connect short", "EINVAL",
 	  "a short address of a foreign family: SDP checks the length first, as TCP does; where SELinux is the active LSM (the debug kernel's), its connect hook checks a TCP socket's family first (EAFNOSUPPORT)",
-	  true },
+	  true, BOTH },
 };
 
 struct run {
@@ -1963,6 +1986,11 @@ static void run_case(const struct parity_case *c, bool sdp, int port,
 		E.sdp = sdp;
 		E.fam = sdp ? sdp_module_param("af_inet_sdp", AF_INET_SDP) : AF_INET;
 		E.fam6 = sdp ? sdp_module_param("af_inet6_sdp", AF_INET6_SDP) : AF_INET6;
+		if (sdp && inet_mode()) {
+			E.fam = AF_INET;
+			E.fam6 = AF_INET6;
+			E.proto = sdp_module_param("ipproto_sdp", IPPROTO_SDP);
+		}
 		E.port = port;
 		obs_out = fdopen(p[1], "w");
 		alarm(c->timeout);
@@ -2027,7 +2055,8 @@ static const struct known_diff *known_of(const char *cname, const char *step)
 	    !strcmp(key, "socket_flags/SO_DOMAIN"))
 		return NULL;
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(known[i].step, key))
+		if (!strcmp(known[i].step, key) &&
+		    (known[i].modes & (inet_mode() ? INET : FAM)))
 			return &known[i];
 	return NULL;
 }

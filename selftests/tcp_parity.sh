@@ -45,6 +45,8 @@ parity() {
 		want "epoll_many/requests seen by epoll" 1000
 		check "urgent data counted ($run)" test "$(sdp_stat RxUrgent)" -gt 0
 	fi
+	check "SDP sockets carried the SDP run ($run)" \
+		test "$(sdp_stat ActiveOpens)" -gt 0
 	check_eq "no protocol error ($run)" 0 "$(sdp_stat ProtoErrors)"
 	if [ "$local" = 1 ]; then
 		check "carried by the local transport ($run)" \

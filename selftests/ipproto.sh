@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# IPPROTO_SDP: socket(AF_INET, SOCK_STREAM, IPPROTO_SDP) and AF_INET6's
+# (Documentation/sdp.rst, "IPPROTO_SDP"), over rxe and by the local
+# transport:
+#  - sdp_ipproto: the socket's family and protocol (an accepted one's
+#    too), /proc/net/sdp, names, 8 MiB each way byte-checked, SO_ZEROCOPY
+#    through the socket core and MSG_ZEROCOPY completions (6.7 and later;
+#    EOPNOTSUPP before), other socket types refused;
+#  - sock_diag (sdpstat) lists them, IPv4 and IPv6;
+#  - the differential suite with every SDP-run socket an IPPROTO_SDP one
+#    (SDP_PARITY_INET=1): every step as TCP's or a documented difference;
+#  - nothing leaks, the module unloads (its protocols unregistered: a
+#    socket() after that fails as for any unknown protocol).
+. "$(dirname "$0")/lib.sh"
+SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
+
+sdp_fresh || exit 1
+addr=$SDP_ADDR
+addr6=$(rxe-up -6) || exit 1
+check_eq "ipproto_sdp is IPPROTO_SDP" 261 \
+	"$(cat /sys/module/ib_sdp/parameters/ipproto_sdp)"
+out=$(timeout 300 sdp_ipproto "$addr" "$addr6" 8600 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "sdp_ipproto over RDMA" 0 "$rc"
+check "over RDMA: connections made (ActiveOpens)" \
+	test "$(sdp_stat ActiveOpens)" -ge 2
+check_eq "over RDMA: no local connection" 0 "$(sdp_stat LocalActiveOpens)"
+# sock_diag (sdpstat) lists them under families 27/28: a listener and
+# both ends of a connection on port 8620, IPv4 and IPv6
+for fam in 4 6; do
+	a=$addr
+	[ $fam = 6 ] && a=$addr6
+	python3 -c 'import socket, sys, time
+f = socket.AF_INET if sys.argv[1] == "4" else socket.AF_INET6
+l = socket.socket(f, socket.SOCK_STREAM, 261)
+l.bind((sys.argv[2], 8620)); l.listen()
+c = socket.socket(f, socket.SOCK_STREAM, 261)
+c.connect((sys.argv[2], 8620)); s, _ = l.accept()
+time.sleep(4)' $fam "$a" &
+	sleep 2.5
+	check "sock_diag lists IPPROTO_SDP sockets, IPv$fam (sdpstat -$fam)" \
+		test "$($SDPSTAT -a -$fam | grep -c ':8620')" -ge 3
+	wait
+done
+sdp_check_clean
+
+sdp_unload
+sdp_load sdp_local=1 || exit 1
+out=$(timeout 300 sdp_ipproto 127.0.0.1 ::1 8610 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "sdp_ipproto, local transport" 0 "$rc"
+check_eq "local: every connection local" "$(sdp_stat ActiveOpens)" \
+	"$(sdp_stat LocalActiveOpens)"
+sdp_check_clean
+
+# the differential suite on IPPROTO_SDP sockets, both transports
+SDP_PARITY_ENV="SDP_PARITY_INET=1 ${SDP_PARITY_ENV:-}" \
+	"$(dirname "$0")/tcp_parity.sh"
+check_eq "the differential suite on IPPROTO_SDP" 0 "$?"
+
+sdp_unload
+check "unloaded: IPPROTO_SDP is gone with the module" \
+	python3 -c 'import socket, errno
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM, 261)
+except OSError as e:
+    raise SystemExit(e.errno != errno.EPROTONOSUPPORT)
+raise SystemExit(1)'
+finish
