@@ -35,6 +35,7 @@ int sdp_release(struct socket *sock)
 
 	if (!sk)
 		return 0;
+	sdp_fallback_release(sdp_sk(sk));	/* TCP's socket, if it had one */
 	/* also after the device under a listener went away (TCP_CLOSE):
 	 * its queued children and waiting requests are still there
 	 */
@@ -153,8 +154,8 @@ __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait)
 }
 
 /* Not const: .family is filled in at init from the module parameters. */
-static struct proto_ops sdp_inet_ops = SDP_PROTO_OPS(AF_INET_SDP);
-static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP);
+static struct proto_ops sdp_inet_ops = SDP_PROTO_OPS(AF_INET_SDP, sdp_connect);
+static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP, sdp_connect);
 
 /* Errors follow inet_create() so that a program sees for SDP what it sees
  * for AF_INET: a protocol number out of range is EINVAL, a socket type

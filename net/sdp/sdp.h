@@ -598,6 +598,12 @@ struct sdp_sock {
 	u8			poll_misses;	/* polls in vain in a row */
 	u8			poll_backoff;	/* rests since the last success */
 
+	/* IPPROTO_SDP (sdp_fallback.c): TCP's socket, ready to carry the
+	 * connect if the SDP one fails; ->fb_take, under the socket lock,
+	 * says whether it did (the socket's file is TCP's from then on)
+	 */
+	struct sdp_fallback	*fb;
+	bool			(*fb_take)(struct sdp_sock *ssk, int err);
 	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
 						 * us allocate is charged there
 						 */
@@ -846,6 +852,7 @@ enum sdp_mib_field {
 	SDP_MIB_RG_WRITE_BYTES,
 	SDP_MIB_RG_READ_BYTES,
 	SDP_MIB_RG_REVOKE_TIMEOUTS,
+	SDP_MIB_CONN_FALLBACKS,		/* IPPROTO_SDP connects carried by TCP */
 	SDP_MIB_MAX
 };
 

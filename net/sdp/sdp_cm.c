@@ -36,7 +36,9 @@ void sdp_connect_failed(struct sdp_sock *ssk, int err)
 	if (err == ENODEV || err == EHOSTUNREACH || err == ENETUNREACH)
 		ssk->last_bind_err = err;
 	__set_bit(SDP_F_RESET, &ssk->flags);
-	WRITE_ONCE(sk->sk_err, err);
+	/* carried on by TCP: the program sees no error of ours */
+	if (!ssk->fb_take || !ssk->fb_take(ssk, err))
+		WRITE_ONCE(sk->sk_err, err);
 	sdp_set_state(sk, TCP_CLOSE);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);	/* as tcp_done() */
 	sdp_conn_queue_teardown(ssk);

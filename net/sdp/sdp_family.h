@@ -13,13 +13,18 @@ int sdp_release(struct socket *sock);
 int sdp_shutdown(struct socket *sock, int how);
 __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait);
 
-#define SDP_PROTO_OPS(_family)					\
+/* sdp_fallback.c: IPPROTO_SDP's connect, by TCP where SDP finds no peer */
+int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		     int flags);
+void sdp_fallback_release(struct sdp_sock *ssk);
+
+#define SDP_PROTO_OPS(_family, _connect)				\
 {								\
 	.family		= (_family),				\
 	.owner		= THIS_MODULE,				\
 	.release	= sdp_release,				\
 	.bind		= sdp_bind,				\
-	.connect	= sdp_connect,				\
+	.connect	= (_connect),				\
 	.socketpair	= sock_no_socketpair,			\
 	.accept		= SDP_PROTO_OPS_ACCEPT,			\
 	.getname	= sdp_getname,				\

@@ -106,6 +106,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_RG_WRITE_BYTES]	= "RegionWriteBytes",
 	[SDP_MIB_RG_READ_BYTES]		= "RegionReadBytes",
 	[SDP_MIB_RG_REVOKE_TIMEOUTS]	= "RegionRevokeTimeouts",
+	[SDP_MIB_CONN_FALLBACKS]	= "ConnFallbacks",
 };
 
 /* Counter @i of @net, summed over the CPUs. */

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: an IPPROTO_SDP connect that finds no SDP peer goes on by TCP.
+ *
+ * A program moved onto SDP without knowing it (an sdp_bpf(8) policy
+ * turned its socket(AF_INET, SOCK_STREAM, 0) into IPPROTO_SDP) must
+ * still reach a server that only speaks TCP, as libsdp's "both" rule
+ * does.  So when connect() on an IPPROTO_SDP socket starts
+ * (sdp_inet_connect()), a TCP socket of the same family is made
+ * alongside, in the caller's context (its credentials, namespace,
+ * cgroup and LSM checks), with the options set so far; if the SDP
+ * attempt then fails for want of an SDP peer - refused (no SDP
+ * listener), ENODEV (no RDMA device reaches the address), unreachable -
+ * sdp_fallback_take() starts TCP's connect to the same address and makes
+ * the socket's file TCP's (file->private_data), as SMC's fallback does:
+ * from then on every call on the descriptor, the socket core's
+ * SOL_SOCKET options and SO_ERROR included, is TCP's own.  The program
+ * sees a TCP connection, its progress, its errors.  The module
+ * parameter ipproto_fallback=0 turns this off.
+ *
+ * Waiters that queued on the SDP socket before the switch (a blocking
+ * poll, an epoll set) are woken by TCP's events too: TCP's socket
+ * callbacks are wrapped (under sk_callback_lock) to wake the SDP
+ * socket's wait queue after their own, until close.  close() releases
+ * the SDP socket (the file's inode is still its), which restores TCP's
+ * callbacks before it releases TCP's socket, so no wrapper outlives
+ * either socket.
+ *
+ * Objects: struct sdp_fallback, per socket, from the first connect()
+ * until close; ssk->fb and ssk->fb_take are set and cleared under the
+ * socket lock.  A fallback taken in an rdma_cm handler (the failure came
+ * later, after a non-blocking connect() returned) starts TCP's connect
+ * from that worker.  A socket whose SDP connect succeeds keeps its unused
+ * TCP socket until close.  Counted in ConnFallbacks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/net.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "sdp.h"
+#include "sdp_family.h"
+
+bool sdp_ipproto_fallback = true;
+module_param_named(ipproto_fallback, sdp_ipproto_fallback, bool, 0644);
+MODULE_PARM_DESC(ipproto_fallback, "an IPPROTO_SDP connect that finds no SDP peer goes on by TCP (default 1)");
+
+static bool sdp_fallback_take(struct sdp_sock *ssk, int err);
+
+struct sdp_fallback {
+	struct sdp_sock		*ssk;	/* outlives us: its release frees us */
+	struct socket		*tcp;
+	struct sockaddr_storage	dst;
+	int			dstlen;
+	bool			taken;	/* the file is TCP's */
+	void			(*state_change)(struct sock *sk);
+	void			(*data_ready)(struct sock *sk);
+	void			(*write_space)(struct sock *sk);
+	void			(*error_report)(struct sock *sk);
+};
+
+/* TCP's socket callbacks while the file is TCP's: TCP's own, then a
+ * wake-up of the SDP socket's waiters.  tsk->sk_user_data (the fallback)
+ * is set and cleared, and the callbacks swapped, under sk_callback_lock,
+ * which each wrapper holds while it runs: none runs after
+ * sdp_fb_unhook().
+ */
+#define SDP_FB_WRAP(name)						\
+static void sdp_fb_##name(struct sock *tsk)				\
+{									\
+	struct sdp_fallback *fb;					\
+	struct socket_wq *wq;						\
+									\
+	read_lock_bh(&tsk->sk_callback_lock);				\
+	fb = tsk->sk_user_data;						\
+	if (fb) {							\
+		fb->name(tsk);						\
+		rcu_read_lock();					\
+		wq = rcu_dereference(fb->ssk->sk.sk_wq);		\
+		if (skwq_has_sleeper(wq))				\
+			wake_up_interruptible_all(&wq->wait);		\
+		rcu_read_unlock();					\
+	}								\
+	read_unlock_bh(&tsk->sk_callback_lock);				\
+}
+
+SDP_FB_WRAP(state_change)
+SDP_FB_WRAP(data_ready)
+SDP_FB_WRAP(write_space)
+SDP_FB_WRAP(error_report)
+
+static void sdp_fb_hook(struct sdp_fallback *fb)
+{
+	struct sock *tsk = fb->tcp->sk;
+
+	write_lock_bh(&tsk->sk_callback_lock);
+	fb->state_change = tsk->sk_state_change;
+	fb->data_ready = tsk->sk_data_ready;
+	fb->write_space = tsk->sk_write_space;
+	fb->error_report = tsk->sk_error_report;
+	tsk->sk_user_data = fb;
+	tsk->sk_state_change = sdp_fb_state_change;
+	tsk->sk_data_ready = sdp_fb_data_ready;
+	tsk->sk_write_space = sdp_fb_write_space;
+	tsk->sk_error_report = sdp_fb_error_report;
+	write_unlock_bh(&tsk->sk_callback_lock);
+}
+
+static void sdp_fb_unhook(struct sdp_fallback *fb)
+{
+	struct sock *tsk = fb->tcp->sk;
+
+	write_lock_bh(&tsk->sk_callback_lock);
+	if (tsk->sk_user_data) {
+		tsk->sk_state_change = fb->state_change;
+		tsk->sk_data_ready = fb->data_ready;
+		tsk->sk_write_space = fb->write_space;
+		tsk->sk_error_report = fb->error_report;
+		tsk->sk_user_data = NULL;
+	}
+	write_unlock_bh(&tsk->sk_callback_lock);
+}
+
+/* What the program set on the SDP socket before connect(), on TCP's. */
+static void sdp_fb_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
+{
+	struct sock *sk = &ssk->sk;
+
+	tsk->sk_reuse = sk->sk_reuse;
+	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK) {
+		WRITE_ONCE(tsk->sk_sndbuf, sk->sk_sndbuf);
+		tsk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	}
+	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK) {
+		WRITE_ONCE(tsk->sk_rcvbuf, sk->sk_rcvbuf);
+		tsk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+	}
+	WRITE_ONCE(tsk->sk_rcvtimeo, sk->sk_rcvtimeo);
+	WRITE_ONCE(tsk->sk_sndtimeo, sk->sk_sndtimeo);
+	WRITE_ONCE(tsk->sk_rcvlowat, sk->sk_rcvlowat);
+	WRITE_ONCE(tsk->sk_mark, sk->sk_mark);
+	WRITE_ONCE(tsk->sk_priority, sk->sk_priority);
+	if (sock_flag(sk, SOCK_LINGER)) {
+		sock_set_flag(tsk, SOCK_LINGER);
+		tsk->sk_lingertime = sk->sk_lingertime;
+	}
+	if (sock_flag(sk, SOCK_URGINLINE))
+		sock_set_flag(tsk, SOCK_URGINLINE);
+	if (sock_flag(sk, SOCK_ZEROCOPY))
+		sock_set_flag(tsk, SOCK_ZEROCOPY);
+	if (sock_flag(sk, SOCK_KEEPOPEN))
+		sock_set_keepalive(tsk);
+	if (ssk->nodelay)
+		tcp_sock_set_nodelay(tsk);
+	if (ssk->keepidle)
+		tcp_sock_set_keepidle(tsk, ssk->keepidle);
+	if (ssk->keepintvl)
+		tcp_sock_set_keepintvl(tsk, ssk->keepintvl);
+	if (ssk->keepcnt)
+		tcp_sock_set_keepcnt(tsk, ssk->keepcnt);
+}
+
+/**
+ * sdp_fallback_prepare - a TCP socket to carry @sock's connect if need be
+ * @sock: an IPPROTO_SDP socket, unconnected, in its caller's connect()
+ * @uaddr: the destination
+ * @len: its length
+ *
+ * Best effort: without one, the connect is SDP's alone.
+ */
+void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
+			  int len)
+{
+	struct sock *sk = sock->sk;
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_fallback *fb;
+
+	if (!READ_ONCE(sdp_ipproto_fallback) || ssk->fb || !sock->file ||
+	    len > (int)sizeof(fb->dst) || len < (int)sizeof(sa_family_t) ||
+	    (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6))
+		return;
+	fb = kzalloc(sizeof(*fb), GFP_KERNEL_ACCOUNT);
+	if (!fb)
+		return;
+	if (__sock_create(sock_net(sk), sk->sk_family, SOCK_STREAM,
+			  IPPROTO_TCP, &fb->tcp, 0)) {
+		kfree(fb);
+		return;
+	}
+	fb->ssk = ssk;
+	memcpy(&fb->dst, uaddr, len);
+	fb->dstlen = len;
+	lock_sock(sk);
+	sdp_fb_copy_opts(ssk, fb->tcp->sk);
+	if (!ssk->fb) {
+		ssk->fb = fb;
+		ssk->fb_take = sdp_fallback_take;
+		fb = NULL;
+	}
+	release_sock(sk);
+	if (fb) {
+		sock_release(fb->tcp);
+		kfree(fb);
+	}
+}
+
+/**
+ * sdp_fallback_take - the SDP connect failed: go on by TCP if it was for
+ *	want of an SDP peer
+ * @ssk: the socket, locked, its connect failing with @err
+ * @err: a positive errno
+ *
+ * Return: whether TCP carries the connect now (the file is TCP's).
+ */
+static bool sdp_fallback_take(struct sdp_sock *ssk, int err)
+{
+	struct socket *sock = ssk->sk.sk_socket;
+	struct sdp_fallback *fb = ssk->fb;
+	int ret;
+
+	sdp_assert_locked(ssk);
+
+	if (!fb || fb->taken || !sock || !sock->file ||
+	    (err != ECONNREFUSED && err != ENODEV && err != EHOSTUNREACH &&
+	     err != ENETUNREACH && err != ETIMEDOUT))
+		return false;
+	sdp_fb_hook(fb);
+	ret = kernel_connect(fb->tcp, (struct sockaddr *)&fb->dst, fb->dstlen,
+			     O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		sdp_fb_unhook(fb);
+		return false;
+	}
+	fb->taken = true;
+	/* the descriptor's file is TCP's from now on (sock_from_file()):
+	 * TCP's socket complete before a lookup can find it
+	 */
+	fb->tcp->file = sock->file;
+	fb->tcp->wq.fasync_list = sock->wq.fasync_list;
+	sock->wq.fasync_list = NULL;
+	smp_store_release(&sock->file->private_data, fb->tcp);
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_CONN_FALLBACKS);
+	return true;
+}
+
+/* After sdp_connect() returned: if TCP took the connect over, what TCP's
+ * connect() answers (it waits for it unless @flags say O_NONBLOCK).
+ */
+static int sdp_fallback_connect(struct sdp_sock *ssk, int flags)
+{
+	struct sdp_fallback *fb;
+	int err;
+
+	lock_sock(&ssk->sk);
+	fb = ssk->fb;
+	if (!fb || !fb->taken) {
+		release_sock(&ssk->sk);
+		return 1;
+	}
+	release_sock(&ssk->sk);
+	err = fb->tcp->ops->connect(fb->tcp, (struct sockaddr *)&fb->dst,
+				    fb->dstlen, flags);
+	return err == -EALREADY ? -EINPROGRESS : err;
+}
+
+/**
+ * sdp_inet_connect - connect() of an IPPROTO_SDP socket
+ * @sock: the socket
+ * @uaddr: the destination
+ * @len: its length
+ * @flags: the file's flags
+ *
+ * SDP's connect, and TCP's where SDP finds no peer.
+ *
+ * Return: 0 or a negative errno, as connect() answers.
+ */
+int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		     int flags)
+{
+	struct sdp_sock *ssk = sdp_sk(sock->sk);
+	int err, fb;
+
+	if (sock->state == SS_UNCONNECTED)
+		sdp_fallback_prepare(sock, uaddr, len);
+	err = sdp_connect(sock, uaddr, len, flags);
+	fb = sdp_fallback_connect(ssk, flags);
+	if (fb <= 0)
+		return fb;
+	if (!err) {
+		sdp_fallback_release(ssk);	/* connected by SDP */
+		return 0;
+	}
+	if (err == -ENODEV || err == -EHOSTUNREACH || err == -ENETUNREACH) {
+		/* refused before any attempt: no RDMA device reaches it */
+		lock_sock(sock->sk);
+		fb = ssk->fb_take && ssk->fb_take(ssk, -err);
+		release_sock(sock->sk);
+		if (fb)
+			return sdp_fallback_connect(ssk, flags);
+	}
+	return err;
+}
+
+/**
+ * sdp_fallback_release - at close, TCP's socket goes with the SDP one
+ * @ssk: the socket, its file being released
+ */
+void sdp_fallback_release(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb;
+
+	lock_sock(&ssk->sk);
+	fb = ssk->fb;
+	ssk->fb = NULL;
+	ssk->fb_take = NULL;
+	release_sock(&ssk->sk);
+	if (!fb)
+		return;
+	if (fb->taken) {
+		sdp_fb_unhook(fb);
+		fb->tcp->file = NULL;
+	}
+	sock_release(fb->tcp);
+	kfree(fb);
+}
