@@ -11,10 +11,11 @@
 #  - a policy naming programs moves those only (the others counted as
 #    kept);
 #  - a Go HTTP server and a Go client (Go makes its own system calls),
-#    each under "sdp_bpf run", 1 MiB bodies checked;
+#    each under "sdp_bpf run", 1 MiB bodies checked; the Go client under
+#    the policy reaches a TCP-only Go server by TCP (ConnFallbacks);
 #  - redis-server and redis-cli under "sdp_bpf run": a 64 KiB value set
 #    and read back, redis-benchmark; a redis-cli outside any policy
-#    cannot reach the SDP server (no fallback to TCP yet);
+#    cannot reach the SDP-only server;
 #  - nothing leaks, the module unloads.
 . "$(dirname "$0")/lib.sh"
 
@@ -96,6 +97,22 @@ check "Go: over SDP connections" test "$(sdp_stat ActiveOpens)" -gt "$opens"
 pkill -f "sdp_gohttp serve $addr:8710"
 wait
 
+# the Go client under the policy, the server on plain TCP outside it:
+# the client's SDP connects find no SDP listener and go on by TCP
+fbs=$(sdp_stat ConnFallbacks)
+"$T/sdp_gohttp" serve "$addr:8720" >/tmp/gotcp.out 2>&1 &
+for i in $(seq 50); do grep -q proto /tmp/gotcp.out && break; sleep 0.2; done
+out=$($BPF run -- timeout 120 "$T/sdp_gohttp" get "$addr:8720" 5 2>&1)
+echo "$out" | sed 's/^/# /'
+check_eq "a TCP-only Go server" "listener proto 6" "$(grep proto /tmp/gotcp.out)"
+check_eq "... the Go client's socket made IPPROTO_SDP" "client proto 261" \
+	"$(grep proto <<<"$out")"
+check_eq "... reaches it by TCP: 5 bodies right" "5 responses ok" \
+	"$(grep responses <<<"$out")"
+check "... ConnFallbacks counts it" test "$(sdp_stat ConnFallbacks)" -gt "$fbs"
+pkill -f "sdp_gohttp serve $addr:8720"
+wait
+
 # redis
 opens=$(sdp_stat ActiveOpens)
 $BPF run -- redis-server --bind "$addr" --port 6390 --save "" \
@@ -113,7 +130,7 @@ check "redis-benchmark under the policy" \
 check "redis: over SDP (ActiveOpens)" test "$(sdp_stat ActiveOpens)" -ge $((opens + 3))
 check "redis: its listener in /proc/net/sdp" \
 	grep -q ":18F6 " /proc/net/sdp
-check "a redis-cli outside the policy does not reach it (TCP; no fallback yet)" \
+check "a redis-cli outside the policy does not reach it (an SDP-only server)" \
 	bash -c "! timeout 10 redis-cli -h $addr -p 6390 PING"
 pkill -x redis-server
 wait

@@ -8,6 +8,9 @@
 #    through the socket core and MSG_ZEROCOPY completions (6.7 and later;
 #    EOPNOTSUPP before), other socket types refused;
 #  - sock_diag (sdpstat) lists them, IPv4 and IPv6;
+#  - a TCP-only server: IPPROTO_SDP clients, blocking and non-blocking
+#    under epoll, go on by TCP (refused over RDMA, and by the local
+#    transport), not with ipproto_fallback=0;
 #  - the differential suite with every SDP-run socket an IPPROTO_SDP one
 #    (SDP_PARITY_INET=1): every step as TCP's or a documented difference;
 #  - nothing leaks, the module unloads (its protocols unregistered: a
@@ -26,6 +29,17 @@ echo "$out" | grep -vE '^# ok '
 check_eq "sdp_ipproto over RDMA" 0 "$rc"
 check "over RDMA: connections made (ActiveOpens)" \
 	test "$(sdp_stat ActiveOpens)" -ge 2
+check_eq "an SDP server: no fallback to TCP" 0 "$(sdp_stat ConnFallbacks)"
+out=$(timeout 300 sdp_ipproto fallback "$addr" "$addr6" 8630 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "a TCP-only server: IPPROTO_SDP clients go on by TCP (RDMA refused)" 0 "$rc"
+echo 0 >/sys/module/ib_sdp/parameters/ipproto_fallback
+out=$(timeout 60 sdp_ipproto nofallback "$addr" 8634 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "ipproto_fallback=0: refused" 0 "$rc"
+echo 1 >/sys/module/ib_sdp/parameters/ipproto_fallback
 check_eq "over RDMA: no local connection" 0 "$(sdp_stat LocalActiveOpens)"
 # sock_diag (sdpstat) lists them under families 27/28: a listener and
 # both ends of a connection on port 8620, IPv4 and IPv6
@@ -54,6 +68,10 @@ echo "$out" | grep -vE '^# ok '
 check_eq "sdp_ipproto, local transport" 0 "$rc"
 check_eq "local: every connection local" "$(sdp_stat ActiveOpens)" \
 	"$(sdp_stat LocalActiveOpens)"
+out=$(timeout 300 sdp_ipproto fallback 127.0.0.1 ::1 8640 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "local: a TCP-only server reached by TCP" 0 "$rc"
 sdp_check_clean
 
 # the differential suite on IPPROTO_SDP sockets, both transports

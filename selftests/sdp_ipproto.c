@@ -12,11 +12,21 @@
  *	SOL_SOCKET reach the protocol, SOCK_CUSTOM_SOCKOPT: else
  *	EOPNOTSUPP, as on family 27).  Other socket types with
  *	IPPROTO_SDP are refused as inet_create() refuses them.
+ *   sdp_ipproto fallback ADDR ADDR6 PORT
+ *	A server of plain TCP, and IPPROTO_SDP clients: a blocking
+ *	connect, and a non-blocking one watched by epoll (registered before
+ *	connect()), each goes on by TCP (ConnFallbacks), the descriptor then
+ *	a TCP socket (SO_PROTOCOL 6, SO_ERROR 0), 1 MiB each way checked;
+ *	with no server at all, ECONNREFUSED as TCP says it.
+ *   sdp_ipproto nofallback ADDR PORT
+ *	(ipproto_fallback=0) the same client: ECONNREFUSED.
  * Exits 0 if all was right.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,15 +230,127 @@ static void one_family(int fam, const char *addr, int port)
 	free(out);
 }
 
+static long stat_of(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char n[64];
+	long v = -1, x;
+
+	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
+		if (!strcmp(n, name))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* 1 MiB each way on a connected pair, every byte. */
+static bool both_ways(int c, int s)
+{
+	unsigned char *out = malloc(1 << 20), *in = malloc(1 << 20);
+	bool ok;
+
+	fill(out, 1 << 20, c);
+	if (!fork())
+		_exit(!full_io(c, out, 1 << 20, true) ||
+		      !full_io(c, in, 1 << 20, false) ||
+		      memcmp(in, out, 1 << 20));
+	ok = full_io(s, in, 1 << 20, false) && full_io(s, in, 1 << 20, true);
+	wait(&c);
+	ok = ok && WIFEXITED(c) && !WEXITSTATUS(c);
+	free(in);
+	free(out);
+	return ok;
+}
+
+static void fallback_family(int fam, const char *addr, int port)
+{
+	const char *fn = fam == AF_INET ? "AF_INET" : "AF_INET6";
+	struct sockaddr_storage ss;
+	socklen_t len = mkaddr(fam, addr, port, &ss);
+	long fbs = stat_of("ConnFallbacks");
+	struct epoll_event ev = { .events = EPOLLOUT };
+	int l, c, s, one = 1, ep, r;
+
+	l = socket(fam, SOCK_STREAM, IPPROTO_TCP);	/* TCP only */
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	CHECK(!bind(l, (struct sockaddr *)&ss, len) && !listen(l, 4),
+	      "%s: a TCP-only server", fn);
+
+	c = socket(fam, SOCK_STREAM, proto);
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	r = connect(c, (struct sockaddr *)&ss, len);
+	CHECK(!r, "%s: blocking IPPROTO_SDP connect reaches it: %s", fn,
+	      errname(r ? errno : 0));
+	s = accept(l, NULL, NULL);
+	CHECK(getint(c, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP &&
+	      getint(c, IPPROTO_TCP, TCP_NODELAY) == 1,
+	      "%s: ... by TCP (SO_PROTOCOL %d), TCP_NODELAY carried over", fn,
+	      getint(c, SOL_SOCKET, SO_PROTOCOL));
+	CHECK(s >= 0 && both_ways(c, s), "%s: ... 1 MiB each way", fn);
+	close(c);
+	CHECK(s >= 0 && recv(s, &r, 1, 0) == 0, "%s: ... EOF after close", fn);
+	close(s);
+
+	c = socket(fam, SOCK_STREAM | SOCK_NONBLOCK, proto);
+	ep = epoll_create1(0);
+	ev.data.fd = c;
+	CHECK(!epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev), "%s: epoll set", fn);
+	r = connect(c, (struct sockaddr *)&ss, len);
+	CHECK(!r || errno == EINPROGRESS,
+	      "%s: non-blocking connect: %s", fn, errname(r ? errno : 0));
+	r = epoll_wait(ep, &ev, 1, 20000);
+	CHECK(r == 1 && (ev.events & EPOLLOUT) &&
+	      getint(c, SOL_SOCKET, SO_ERROR) == 0 &&
+	      getint(c, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP,
+	      "%s: ... epoll says writable, SO_ERROR 0, a TCP socket", fn);
+	s = accept(l, NULL, NULL);
+	fcntl(c, F_SETFL, 0);
+	CHECK(s >= 0 && both_ways(c, s), "%s: ... 1 MiB each way", fn);
+	close(c);
+	close(s);
+	close(ep);
+	CHECK(stat_of("ConnFallbacks") == fbs + 2,
+	      "%s: two connects went on by TCP (ConnFallbacks +%ld)", fn,
+	      stat_of("ConnFallbacks") - fbs);
+
+	close(l);	/* no server at all: TCP's answer */
+	c = socket(fam, SOCK_STREAM, proto);
+	r = connect(c, (struct sockaddr *)&ss, len);
+	CHECK(r && errno == ECONNREFUSED, "%s: no server: %s", fn,
+	      errname(r ? errno : 0));
+	close(c);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
 
+	proto = sdp_module_param("ipproto_sdp", IPPROTO_SDP);
+	if (argc >= 5 && !strcmp(argv[1], "fallback")) {
+		fallback_family(AF_INET, argv[2], atoi(argv[4]));
+		fallback_family(AF_INET6, argv[3], atoi(argv[4]) + 1);
+		return check_exit();
+	}
+	if (argc >= 4 && !strcmp(argv[1], "nofallback")) {
+		struct sockaddr_storage ss;
+		socklen_t len = mkaddr(AF_INET, argv[2], atoi(argv[3]), &ss);
+		int l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP), one = 1, r;
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		bind(l, (struct sockaddr *)&ss, len);
+		listen(l, 4);
+		fd = socket(AF_INET, SOCK_STREAM, proto);
+		r = connect(fd, (struct sockaddr *)&ss, len);
+		CHECK(r && errno == ECONNREFUSED,
+		      "ipproto_fallback=0: a TCP-only server refuses: %s",
+		      errname(r ? errno : 0));
+		return check_exit();
+	}
 	if (argc < 4) {
 		fprintf(stderr, "usage: %s ADDR ADDR6 PORT\n", argv[0]);
 		return 2;
 	}
-	proto = sdp_module_param("ipproto_sdp", IPPROTO_SDP);
 	one_family(AF_INET, argv[1], atoi(argv[3]));
 	one_family(AF_INET6, argv[2], atoi(argv[3]) + 1);
 
