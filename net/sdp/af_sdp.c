@@ -103,6 +103,8 @@ __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait)
 	int state;
 
 	sock_poll_wait(file, sock, wait);
+	if (unlikely(READ_ONCE(ssk->fb_pending)))
+		return 0;	/* connecting, by TCP (sdp_fallback.c) */
 
 	state = READ_ONCE(sk->sk_state);
 	if (state == TCP_LISTEN)

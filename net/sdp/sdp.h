@@ -604,6 +604,7 @@ struct sdp_sock {
 	 */
 	struct sdp_fallback	*fb;
 	bool			(*fb_take)(struct sdp_sock *ssk, int err);
+	bool			fb_pending;	/* TCP connecting for us */
 	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
 						 * us allocate is charged there
 						 */

@@ -8,15 +8,18 @@
  * does.  So when connect() on an IPPROTO_SDP socket starts
  * (sdp_inet_connect()), a TCP socket of the same family is made
  * alongside, in the caller's context (its credentials, namespace,
- * cgroup and LSM checks), with the options set so far; if the SDP
- * attempt then fails for want of an SDP peer - refused (no SDP
- * listener), ENODEV (no RDMA device reaches the address), unreachable -
- * sdp_fallback_take() starts TCP's connect to the same address and makes
- * the socket's file TCP's (file->private_data), as SMC's fallback does:
- * from then on every call on the descriptor, the socket core's
- * SOL_SOCKET options and SO_ERROR included, is TCP's own.  The program
- * sees a TCP connection, its progress, its errors.  The module
- * parameter ipproto_fallback=0 turns this off.
+ * cgroup and LSM checks), with the options set so far.  If the SDP
+ * attempt then fails for want of an SDP peer - refused (no SDP listener),
+ * ENODEV (no RDMA device reaches the address), unreachable, timed out -
+ * sdp_fallback_take() starts TCP's connect to the same address instead
+ * of reporting the failure; the socket looks as connecting meanwhile
+ * (ssk->fb_pending: poll says nothing).  Once TCP's connect succeeds the
+ * socket's file becomes TCP's (file->private_data), as SMC's fallback
+ * does: from then on every call on the descriptor, the socket core's
+ * SOL_SOCKET options and SO_ERROR included, is TCP's own.  If TCP's
+ * connect fails too, its error is the SDP socket's, and the descriptor
+ * stays an SDP socket that the program may connect again (SDP first,
+ * again).  The module parameter ipproto_fallback=0 turns this off.
  *
  * Waiters that queued on the SDP socket before the switch (a blocking
  * poll, an epoll set) are woken by TCP's events too: TCP's socket
@@ -26,12 +29,14 @@
  * callbacks before it releases TCP's socket, so no wrapper outlives
  * either socket.
  *
- * Objects: struct sdp_fallback, per socket, from the first connect()
- * until close; ssk->fb and ssk->fb_take are set and cleared under the
- * socket lock.  A fallback taken in an rdma_cm handler (the failure came
- * later, after a non-blocking connect() returned) starts TCP's connect
- * from that worker.  A socket whose SDP connect succeeds keeps its unused
- * TCP socket until close.  Counted in ConnFallbacks.
+ * Objects: struct sdp_fallback, per connect() attempt, until close or the
+ * next attempt; ssk->fb and ssk->fb_take are set and cleared under the
+ * socket lock; fb->state moves PENDING -> FILE or FAILED by cmpxchg, in
+ * TCP's state-change callback (softirq) or in the blocking connect().  A
+ * fallback taken in an rdma_cm handler (the failure came after a
+ * non-blocking connect() returned) starts TCP's connect from that
+ * worker.  A socket whose SDP connect succeeds keeps its unused TCP
+ * socket until close.  Counted in ConnFallbacks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,17 +54,67 @@ MODULE_PARM_DESC(ipproto_fallback, "an IPPROTO_SDP connect that finds no SDP pee
 
 static bool sdp_fallback_take(struct sdp_sock *ssk, int err);
 
+enum {
+	SDP_FB_READY,		/* TCP's socket made, not connecting */
+	SDP_FB_PENDING,		/* TCP connecting for the SDP socket */
+	SDP_FB_FILE,		/* connected: the file is TCP's */
+	SDP_FB_FAILED,		/* TCP's connect failed too */
+};
+
 struct sdp_fallback {
 	struct sdp_sock		*ssk;	/* outlives us: its release frees us */
 	struct socket		*tcp;
+	struct file		*file;	/* the SDP socket's, while PENDING */
 	struct sockaddr_storage	dst;
 	int			dstlen;
-	bool			taken;	/* the file is TCP's */
+	int			state;	/* SDP_FB_* */
 	void			(*state_change)(struct sock *sk);
 	void			(*data_ready)(struct sock *sk);
 	void			(*write_space)(struct sock *sk);
 	void			(*error_report)(struct sock *sk);
 };
+
+/* TCP connected: the descriptor's file is TCP's from now on
+ * (sock_from_file()), TCP's socket complete before a lookup can find it.
+ * The file lives until the SDP socket's release, which unhooks us first.
+ */
+static void sdp_fb_to_file(struct sdp_fallback *fb)
+{
+	if (cmpxchg(&fb->state, SDP_FB_PENDING, SDP_FB_FILE) != SDP_FB_PENDING)
+		return;
+	fb->tcp->file = fb->file;
+	/* ->file set before a sock_from_file() can find TCP's socket */
+	smp_store_release(&fb->file->private_data, fb->tcp);
+	WRITE_ONCE(fb->ssk->fb_pending, false);
+}
+
+/* TCP's connect failed: its error is the SDP socket's, as if SDP's own
+ * connect had failed so.
+ */
+static void sdp_fb_failed(struct sdp_fallback *fb, int err)
+{
+	struct sock *sk = &fb->ssk->sk;
+
+	if (cmpxchg(&fb->state, SDP_FB_PENDING, SDP_FB_FAILED) !=
+	    SDP_FB_PENDING)
+		return;
+	WRITE_ONCE(sk->sk_err, err ?: ECONNREFUSED);
+	WRITE_ONCE(fb->ssk->fb_pending, false);
+	sk_error_report(sk);
+}
+
+/* What TCP's state says for a pending fallback. */
+static void sdp_fb_check(struct sdp_fallback *fb, struct sock *tsk)
+{
+	int state = READ_ONCE(tsk->sk_state);
+
+	if (READ_ONCE(fb->state) != SDP_FB_PENDING)
+		return;
+	if ((1 << state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))
+		sdp_fb_to_file(fb);
+	else if (state == TCP_CLOSE)
+		sdp_fb_failed(fb, READ_ONCE(tsk->sk_err));
+}
 
 /* TCP's socket callbacks while the file is TCP's: TCP's own, then a
  * wake-up of the SDP socket's waiters.  tsk->sk_user_data (the fallback)
@@ -77,6 +132,7 @@ static void sdp_fb_##name(struct sock *tsk)				\
 	fb = tsk->sk_user_data;						\
 	if (fb) {							\
 		fb->name(tsk);						\
+		sdp_fb_check(fb, tsk);					\
 		rcu_read_lock();					\
 		wq = rcu_dereference(fb->ssk->sk.sk_wq);		\
 		if (skwq_has_sleeper(wq))				\
@@ -129,6 +185,8 @@ static void sdp_fb_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
 	struct sock *sk = &ssk->sk;
 
 	tsk->sk_reuse = sk->sk_reuse;
+	if (tsk->sk_family == AF_INET6)
+		tsk->sk_ipv6only = ssk->v6only;
 	if (sk->sk_userlocks & SOCK_SNDBUF_LOCK) {
 		WRITE_ONCE(tsk->sk_sndbuf, sk->sk_sndbuf);
 		tsk->sk_userlocks |= SOCK_SNDBUF_LOCK;
@@ -162,22 +220,32 @@ static void sdp_fb_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
 		tcp_sock_set_keepcnt(tsk, ssk->keepcnt);
 }
 
+static void sdp_fb_free(struct sdp_fallback *fb)
+{
+	sdp_fb_unhook(fb);
+	if (READ_ONCE(fb->state) == SDP_FB_FILE)
+		fb->tcp->file = NULL;
+	sock_release(fb->tcp);
+	kfree(fb);
+}
+
 /**
  * sdp_fallback_prepare - a TCP socket to carry @sock's connect if need be
  * @sock: an IPPROTO_SDP socket, unconnected, in its caller's connect()
  * @uaddr: the destination
  * @len: its length
  *
- * Best effort: without one, the connect is SDP's alone.
+ * Best effort: without one, the connect is SDP's alone.  An earlier
+ * attempt's, unused or failed, goes.
  */
-void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
-			  int len)
+static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
+				 int len)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_fallback *fb;
+	struct sdp_fallback *fb, *old;
 
-	if (!READ_ONCE(sdp_ipproto_fallback) || ssk->fb || !sock->file ||
+	if (!READ_ONCE(sdp_ipproto_fallback) || !sock->file ||
 	    len > (int)sizeof(fb->dst) || len < (int)sizeof(sa_family_t) ||
 	    (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6))
 		return;
@@ -190,16 +258,23 @@ void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 		return;
 	}
 	fb->ssk = ssk;
+	fb->file = sock->file;
 	memcpy(&fb->dst, uaddr, len);
 	fb->dstlen = len;
 	lock_sock(sk);
-	sdp_fb_copy_opts(ssk, fb->tcp->sk);
-	if (!ssk->fb) {
+	old = ssk->fb;
+	if (old && READ_ONCE(old->state) != SDP_FB_READY &&
+	    READ_ONCE(old->state) != SDP_FB_FAILED) {
+		old = NULL;	/* in use: keep it, no new one */
+	} else {
+		sdp_fb_copy_opts(ssk, fb->tcp->sk);
 		ssk->fb = fb;
 		ssk->fb_take = sdp_fallback_take;
 		fb = NULL;
 	}
 	release_sock(sk);
+	if (old)
+		sdp_fb_free(old);
 	if (fb) {
 		sock_release(fb->tcp);
 		kfree(fb);
@@ -212,57 +287,82 @@ void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
  * @ssk: the socket, locked, its connect failing with @err
  * @err: a positive errno
  *
- * Return: whether TCP carries the connect now (the file is TCP's).
+ * Return: whether TCP carries the connect now (the SDP socket reports no
+ * error: it is pending until TCP's connect ends).
  */
 static bool sdp_fallback_take(struct sdp_sock *ssk, int err)
 {
-	struct socket *sock = ssk->sk.sk_socket;
 	struct sdp_fallback *fb = ssk->fb;
 	int ret;
 
 	sdp_assert_locked(ssk);
 
-	if (!fb || fb->taken || !sock || !sock->file ||
+	if (!fb || fb->state != SDP_FB_READY || !ssk->sk.sk_socket ||
 	    (err != ECONNREFUSED && err != ENODEV && err != EHOSTUNREACH &&
 	     err != ENETUNREACH && err != ETIMEDOUT))
 		return false;
+	fb->state = SDP_FB_PENDING;
+	WRITE_ONCE(ssk->fb_pending, true);
 	sdp_fb_hook(fb);
 	ret = kernel_connect(fb->tcp, (struct sockaddr *)&fb->dst, fb->dstlen,
 			     O_NONBLOCK);
 	if (ret && ret != -EINPROGRESS) {
 		sdp_fb_unhook(fb);
+		fb->state = SDP_FB_FAILED;
+		WRITE_ONCE(ssk->fb_pending, false);
 		return false;
 	}
-	fb->taken = true;
-	/* the descriptor's file is TCP's from now on (sock_from_file()):
-	 * TCP's socket complete before a lookup can find it
-	 */
-	fb->tcp->file = sock->file;
-	fb->tcp->wq.fasync_list = sock->wq.fasync_list;
-	sock->wq.fasync_list = NULL;
-	smp_store_release(&sock->file->private_data, fb->tcp);
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_CONN_FALLBACKS);
+	/* it may have ended already (loopback), before our callbacks ran */
+	sdp_fb_check(fb, fb->tcp->sk);
 	return true;
 }
 
-/* After sdp_connect() returned: if TCP took the connect over, what TCP's
- * connect() answers (it waits for it unless @flags say O_NONBLOCK).
+/* After sdp_connect() returned, or while TCP connects for us: if TCP took
+ * the connect over, what connect() answers: for a blocking one, the end
+ * of TCP's connect (the file TCP's if it connected; else its error,
+ * consumed as connect() consumes it); for a non-blocking one
+ * EINPROGRESS, what follows to be seen by poll and SO_ERROR.
+ * Return: 1 if TCP has nothing to do with it.
  */
 static int sdp_fallback_connect(struct sdp_sock *ssk, int flags)
 {
+	struct sock *sk = &ssk->sk;
 	struct sdp_fallback *fb;
-	int err;
+	int err, st;
 
-	lock_sock(&ssk->sk);
+	lock_sock(sk);
 	fb = ssk->fb;
-	if (!fb || !fb->taken) {
-		release_sock(&ssk->sk);
+	st = fb ? READ_ONCE(fb->state) : SDP_FB_READY;
+	if (st == SDP_FB_READY || (st == SDP_FB_FAILED && !sk->sk_err)) {
+		release_sock(sk);
 		return 1;
 	}
-	release_sock(&ssk->sk);
+	if (flags & O_NONBLOCK) {
+		release_sock(sk);
+		return -EINPROGRESS;
+	}
+	if (st == SDP_FB_FAILED) {
+		err = sock_error(sk);
+		sk->sk_socket->state = SS_UNCONNECTED;
+		release_sock(sk);
+		return err;
+	}
+	release_sock(sk);
+	if (st == SDP_FB_FILE)
+		return 0;
 	err = fb->tcp->ops->connect(fb->tcp, (struct sockaddr *)&fb->dst,
-				    fb->dstlen, flags);
-	return err == -EALREADY ? -EINPROGRESS : err;
+				    fb->dstlen, 0);
+	sdp_fb_check(fb, fb->tcp->sk);
+	if (!err && READ_ONCE(fb->state) == SDP_FB_FILE)
+		return 0;
+	/* failed, or interrupted */
+	sdp_fb_failed(fb, err ? -err : ECONNABORTED);
+	lock_sock(sk);
+	err = sock_error(sk) ?: err;
+	sk->sk_socket->state = SS_UNCONNECTED;
+	release_sock(sk);
+	return err;
 }
 
 /**
@@ -282,6 +382,9 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	struct sdp_sock *ssk = sdp_sk(sock->sk);
 	int err, fb;
 
+	if (READ_ONCE(ssk->fb_pending))	/* TCP is connecting for us */
+		return flags & O_NONBLOCK ? -EALREADY :
+		       sdp_fallback_connect(ssk, flags);
 	if (sock->state == SS_UNCONNECTED)
 		sdp_fallback_prepare(sock, uaddr, len);
 	err = sdp_connect(sock, uaddr, len, flags);
@@ -315,13 +418,8 @@ void sdp_fallback_release(struct sdp_sock *ssk)
 	fb = ssk->fb;
 	ssk->fb = NULL;
 	ssk->fb_take = NULL;
+	WRITE_ONCE(ssk->fb_pending, false);
 	release_sock(&ssk->sk);
-	if (!fb)
-		return;
-	if (fb->taken) {
-		sdp_fb_unhook(fb);
-		fb->tcp->file = NULL;
-	}
-	sock_release(fb->tcp);
-	kfree(fb);
+	if (fb)
+		sdp_fb_free(fb);
 }
