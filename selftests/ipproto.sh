@@ -74,8 +74,12 @@ echo "$out" | grep -vE '^# ok '
 check_eq "local: a TCP-only server reached by TCP" 0 "$rc"
 sdp_check_clean
 
-# the differential suite on IPPROTO_SDP sockets, both transports
-SDP_PARITY_ENV="SDP_PARITY_INET=1 ${SDP_PARITY_ENV:-}" \
+# the differential suite on IPPROTO_SDP sockets, both transports (make
+# check, SDP_QUICK=1: over RDMA only, the local transport's fallback is
+# sdp_ipproto's above; tcp_parity.sh runs both on family 27)
+runs="rdma loopback"
+[ "${SDP_QUICK:-0}" = 1 ] && runs=rdma
+SDP_PARITY_RUNS=$runs SDP_PARITY_ENV="SDP_PARITY_INET=1 ${SDP_PARITY_ENV:-}" \
 	"$(dirname "$0")/tcp_parity.sh"
 check_eq "the differential suite on IPPROTO_SDP" 0 "$?"
 
