@@ -54,8 +54,8 @@ check_eq "libsdp1: soname libsdp.so.1" libsdp.so.1 \
 	   objdump -p /tmp/libsdp.so.1 | awk '$1 == "SONAME" {print $2}')"
 check "libsdp1: sdp_run preloads the packaged library" bash -c \
 	"dpkg-deb --fsys-tarfile '$lib' | tar xOf - ./usr/bin/sdp_run | grep -qx 'lib=/usr/lib/$multi/libsdp.so.1'"
-check_eq "sdp-utils: sdpstat and two man pages" \
-	"/usr/sbin/sdpstat /usr/share/man/man7/sdp.7.gz /usr/share/man/man8/sdpstat.8.gz" \
+check_eq "sdp-utils: sdpstat, sdp_bpf and three man pages" \
+	"/usr/sbin/sdp_bpf /usr/sbin/sdpstat /usr/share/man/man7/sdp.7.gz /usr/share/man/man8/sdp_bpf.8.gz /usr/share/man/man8/sdpstat.8.gz" \
 	"$(contents "$utils" | grep -v '/$' | grep -v /usr/share/doc/ | sort | xargs)"
 check "no dkms.conf outside ib-sdp-dkms" bash -c \
 	"! dpkg-deb -c '$lib' | grep -q dkms.conf && ! dpkg-deb -c '$utils' | grep -q dkms.conf"
