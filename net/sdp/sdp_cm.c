@@ -36,11 +36,13 @@ void sdp_connect_failed(struct sdp_sock *ssk, int err)
 	if (err == ENODEV || err == EHOSTUNREACH || err == ENETUNREACH)
 		ssk->last_bind_err = err;
 	__set_bit(SDP_F_RESET, &ssk->flags);
-	/* carried on by TCP: the program sees no error of ours */
-	if (!ssk->fb_take || !ssk->fb_take(ssk, err))
-		WRITE_ONCE(sk->sk_err, err);
 	sdp_set_state(sk, TCP_CLOSE);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);	/* as tcp_done() */
+	/* carried on by TCP: the program sees no error of ours, and TCP's
+	 * own, if it fails at once, finds the socket closed as here
+	 */
+	if (!ssk->fb_take || !ssk->fb_take(ssk, err))
+		WRITE_ONCE(sk->sk_err, err);
 	sdp_conn_queue_teardown(ssk);
 	sk_error_report(sk);
 	sk->sk_state_change(sk);
