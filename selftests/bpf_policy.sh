@@ -9,7 +9,7 @@
 #    each way byte-checked; the same program outside the cgroup, or once
 #    the policy is detached, stays on TCP;
 #  - a policy naming programs moves those only (the others counted as
-#    kept);
+#    kept), named by --program or by a file in libsdp.conf's language;
 #  - a Go HTTP server and a Go client (Go makes its own system calls),
 #    each under "sdp_bpf run", 1 MiB bodies checked; the Go client under
 #    the policy reaches a TCP-only Go server by TCP (ConnFallbacks);
@@ -81,6 +81,19 @@ st=$($BPF status)
 echo "$st" | sed 's/^/# /'
 check "... counted as kept" grep -q "policy t2: moved 2, kept 1" <<<"$st"
 $BPF detach t2
+# the same from a file in libsdp.conf's language: the rules a policy can
+# follow, and a word for the others
+printf 'use both client sdp_stat* *:*\nuse sdp server redis-server *:6379\nuse tcp client * *:*\n' >/tmp/policy.conf
+warn=$($BPF attach t3 --cgroup "$cg" --config /tmp/policy.conf 2>&1 >/dev/null)
+echo "$warn" | sed 's/^/# /'
+check "--config: rules for some addresses, and 'use tcp', said not followed" \
+	test "$(grep -c 'not followed' <<<"$warn")" -eq 2
+out=$(in_cg timeout 60 "$T/sdp_static" "$addr" 8704)
+check_eq "--config 'use both client sdp_stat* *:*': moved" \
+	"protocols 261 261 261" "$(grep protocols <<<"$out")"
+check_eq "... python3 kept on TCP" 6 \
+	"$(in_cg python3 -c 'import socket; print(socket.socket().getsockopt(socket.SOL_SOCKET, socket.SO_PROTOCOL))')"
+$BPF detach t3
 
 # Go: a server and a client, each in a policy of its own
 opens=$(sdp_stat ActiveOpens)

@@ -4,10 +4,10 @@
  * LD_PRELOAD (sdp_bpf(8)).
  *
  *   sdp_bpf check
- *   sdp_bpf attach NAME --cgroup DIR... [--program NAME[*]...]
+ *   sdp_bpf attach NAME --cgroup DIR... [--program NAME[*]...] [--config FILE]
  *   sdp_bpf detach NAME
  *   sdp_bpf status
- *   sdp_bpf run [--program NAME[*]...] -- COMMAND [ARG...]
+ *   sdp_bpf run [--program NAME[*]...] [--config FILE] -- COMMAND [ARG...]
  *
  * A policy is one instance of sdp_policy.bpf.c on the kernel's
  * update_socket_protocol hook (6.6 and later): the TCP sockets that tasks
@@ -148,6 +148,56 @@ static void add_rule(struct policy *p, const char *name)
 	}
 	memcpy(r->comm, name, len);
 	r->len = len;
+}
+
+/* Program rules from a file in libsdp.conf(5)'s language, as far as the
+ * hook can follow it: it runs at socket(), before any address or role is
+ * known, so a "use sdp" or "use both" rule for any address ("*" or "*:*")
+ * names its program; a rule for some addresses, or "use tcp", cannot be
+ * followed and is said so (addresses without an SDP peer fall back to TCP
+ * in the module).  A program pattern is a name, or a beginning ending in
+ * '*'; "*" alone means every program.
+ */
+static void read_config(struct policy *p, const char *path)
+{
+	char line[512], act[16], role[16], prog[64], addr[128];
+	int n = 0, all = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (sscanf(line, " use %15s %15s %63s %127s", act, role, prog,
+			   addr) != 4)
+			continue;
+		if (strcmp(act, "sdp") && strcmp(act, "both")) {
+			fprintf(stderr, "sdp_bpf: %s:%d: 'use %s': a policy only moves sockets; not followed\n",
+				path, n, act);
+			continue;
+		}
+		if (strcmp(addr, "*") && strcmp(addr, "*:*")) {
+			fprintf(stderr, "sdp_bpf: %s:%d: %s: no address is known at socket(); not followed\n",
+				path, n, addr);
+			continue;
+		}
+		if (!strcmp(prog, "*")) {
+			all = 1;
+			continue;
+		}
+		if (strpbrk(prog, "?[") ||
+		    (strchr(prog, '*') && strchr(prog, '*') != prog + strlen(prog) - 1)) {
+			fprintf(stderr, "sdp_bpf: %s:%d: %s: only NAME or BEGINNING* patterns; not followed\n",
+				path, n, prog);
+			continue;
+		}
+		add_rule(p, prog);
+	}
+	fclose(f);
+	if (all)
+		p->nrules = 0;	/* every program */
+	else if (!p->nrules)
+		die("%s: no rule a policy can follow", path);
 }
 
 /* Load a policy: every cgroup opened, every rule in place. */
@@ -320,10 +370,10 @@ static int cmd_run(struct policy *p, char **argv)
 static void usage(FILE *f)
 {
 	fputs("usage: sdp_bpf check\n"
-	      "       sdp_bpf attach NAME --cgroup DIR... [--program NAME[*]...]\n"
+	      "       sdp_bpf attach NAME --cgroup DIR... [--program NAME[*]...] [--config FILE]\n"
 	      "       sdp_bpf detach NAME\n"
 	      "       sdp_bpf status\n"
-	      "       sdp_bpf run [--program NAME[*]...] -- COMMAND [ARG...]\n"
+	      "       sdp_bpf run [--program NAME[*]...] [--config FILE] -- COMMAND [ARG...]\n"
 	      "options: -v (libbpf's messages)\n", f);
 }
 
@@ -332,6 +382,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "program", required_argument, NULL, 'p' },
+		{ "config", required_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -340,8 +391,11 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+c:p:vh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+c:p:f:vh", opts, NULL)) != -1) {
 		switch (o) {
+		case 'f':
+			read_config(&p, optarg);
+			break;
 		case 'c':
 			if (p.ncgroups == SDP_POLICY_CGROUPS)
 				die("at most %d --cgroup", SDP_POLICY_CGROUPS);
@@ -376,9 +430,11 @@ int main(int argc, char **argv)
 		return cmd_status();
 	if (!strcmp(cmd, "run")) {
 		/* options may follow "run" too */
-		while ((o = getopt_long(argc, argv, "+p:v", opts, NULL)) != -1) {
+		while ((o = getopt_long(argc, argv, "+p:f:v", opts, NULL)) != -1) {
 			if (o == 'p')
 				add_rule(&p, optarg);
+			else if (o == 'f')
+				read_config(&p, optarg);
 			else if (o == 'v')
 				verbose = true;
 			else
@@ -397,8 +453,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "attach")) {
 		const char *name = argv[optind++];
 
-		while ((o = getopt_long(argc, argv, "+c:p:v", opts, NULL)) != -1) {
-			if (o == 'c') {
+		while ((o = getopt_long(argc, argv, "+c:p:f:v", opts, NULL)) != -1) {
+			if (o == 'f') {
+				read_config(&p, optarg);
+			} else if (o == 'c') {
 				if (p.ncgroups == SDP_POLICY_CGROUPS)
 					die("at most %d --cgroup",
 					    SDP_POLICY_CGROUPS);
