@@ -59,6 +59,25 @@ void sdp_sock_flags(struct socket *sock)
 #endif
 }
 
+static struct lock_class_key sdp_inet_slock_keys[2], sdp_inet_lock_keys[2];
+
+/* An IPPROTO_SDP socket is of family AF_INET(6), whose lock class TCP's
+ * sockets have; its fallback (sdp_fallback.c) takes a TCP socket's lock
+ * under its own: a class of its own, so lockdep tells them apart.
+ */
+static void sdp_sk_lock_class(struct sock *sk)
+{
+	bool v6 = sk->sk_family == AF_INET6;
+
+	sock_lock_init_class_and_name(sk,
+				      v6 ? "slock-AF_INET6-SDP" :
+					   "slock-AF_INET-SDP",
+				      &sdp_inet_slock_keys[v6],
+				      v6 ? "sk_lock-AF_INET6-SDP" :
+					   "sk_lock-AF_INET-SDP",
+				      &sdp_inet_lock_keys[v6]);
+}
+
 /**
  * sdp_sk_setup - make a new struct sock an SDP socket
  * @sk: allocated and initialised by sock_init_data(): by sdp_sk_alloc(),
@@ -75,6 +94,8 @@ int sdp_sk_setup(struct sock *sk, struct socket *sock)
 	struct net *net = sock_net(sk);
 	struct sdp_sock *ssk = sdp_sk(sk);
 
+	if (sk->sk_prot != &sdp_proto)
+		sdp_sk_lock_class(sk);	/* IPPROTO_SDP, not yet locked */
 	if (sock)
 		sdp_sock_flags(sock);
 	sk->sk_type = SOCK_STREAM;
