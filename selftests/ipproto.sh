@@ -10,7 +10,7 @@
 #  - sock_diag (sdpstat) lists them, IPv4 and IPv6;
 #  - a TCP-only server: IPPROTO_SDP clients, blocking and non-blocking
 #    under epoll, go on by TCP (refused over RDMA, and by the local
-#    transport), not with ipproto_fallback=0;
+#    transport), not with ipproto_fallback=0 nor with SDP_FALLBACK 0;
 #  - the differential suite with every SDP-run socket an IPPROTO_SDP one
 #    (SDP_PARITY_INET=1): every step as TCP's or a documented difference;
 #  - nothing leaks, the module unloads (its protocols unregistered: a
@@ -40,6 +40,10 @@ rc=$?
 echo "$out" | grep -vE '^# ok '
 check_eq "ipproto_fallback=0: refused" 0 "$rc"
 echo 1 >/sys/module/ib_sdp/parameters/ipproto_fallback
+out=$(timeout 60 sdp_ipproto fbopt "$addr" 8636 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "SDP_FALLBACK 0 on the socket: refused" 0 "$rc"
 check_eq "over RDMA: no local connection" 0 "$(sdp_stat LocalActiveOpens)"
 # sock_diag (sdpstat) lists them under families 27/28: a listener and
 # both ends of a connection on port 8620, IPv4 and IPv6

@@ -20,6 +20,9 @@
  *	with no server at all, ECONNREFUSED as TCP says it.
  *   sdp_ipproto nofallback ADDR PORT
  *	(ipproto_fallback=0) the same client: ECONNREFUSED.
+ *   sdp_ipproto fbopt ADDR PORT
+ *	SDP_FALLBACK: 1 by default on IPPROTO_SDP, 0 (and not settable to
+ *	1) on family 27; set to 0, the client is refused.
  * Exits 0 if all was right.
  */
 #define _GNU_SOURCE
@@ -330,6 +333,37 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "fallback")) {
 		fallback_family(AF_INET, argv[2], atoi(argv[4]));
 		fallback_family(AF_INET6, argv[3], atoi(argv[4]) + 1);
+		return check_exit();
+	}
+	if (argc >= 4 && !strcmp(argv[1], "fbopt")) {
+		struct sockaddr_storage ss;
+		socklen_t len = mkaddr(AF_INET, argv[2], atoi(argv[3]), &ss);
+		int l = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP), one = 1, r;
+		int zero = 0, two = 2;
+		int f27 = socket(sdp_module_param("af_inet_sdp", AF_INET_SDP),
+				 SOCK_STREAM, 0);
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		bind(l, (struct sockaddr *)&ss, len);
+		listen(l, 4);
+		fd = socket(AF_INET, SOCK_STREAM, proto);
+		CHECK(getint(fd, SOL_SDP, SDP_FALLBACK) == 1 &&
+		      getint(f27, SOL_SDP, SDP_FALLBACK) == 0,
+		      "SDP_FALLBACK: 1 on IPPROTO_SDP, 0 on family 27");
+		CHECK(setsockopt(f27, SOL_SDP, SDP_FALLBACK, &one,
+				 sizeof(one)) && errno == EOPNOTSUPP,
+		      "... family 27 cannot fall back: %s", errname(errno));
+		CHECK(setsockopt(fd, SOL_SDP, SDP_FALLBACK, &two,
+				 sizeof(two)) && errno == EINVAL,
+		      "... 2: %s", errname(errno));
+		CHECK(!setsockopt(fd, SOL_SDP, SDP_FALLBACK, &zero,
+				  sizeof(zero)) &&
+		      getint(fd, SOL_SDP, SDP_FALLBACK) == 0,
+		      "... set to 0");
+		r = connect(fd, (struct sockaddr *)&ss, len);
+		CHECK(r && errno == ECONNREFUSED,
+		      "SDP_FALLBACK 0: a TCP-only server refuses: %s",
+		      errname(r ? errno : 0));
 		return check_exit();
 	}
 	if (argc >= 4 && !strcmp(argv[1], "nofallback")) {

@@ -605,6 +605,9 @@ struct sdp_sock {
 	struct sdp_fallback	*fb;
 	bool			(*fb_take)(struct sdp_sock *ssk, int err);
 	bool			fb_pending;	/* TCP connecting for us */
+	s8			fallback;	/* SDP_FALLBACK: 1, 0, or -1 for
+						 * ipproto_fallback's say
+						 */
 	struct mem_cgroup	*memcg;		/* the owner's: what the peer makes
 						 * us allocate is charged there
 						 */
@@ -907,6 +910,10 @@ int sdp_sk_attach_id(struct sock *sk);
 
 /* sdp_inet.c: IPPROTO_SDP, SDP as a protocol of AF_INET and AF_INET6 */
 extern int sdp_ipproto;
+extern bool sdp_ipproto_fallback;
+
+bool sdp_fallback_on(const struct sdp_sock *ssk);
+
 int sdp_inet_init(void);
 void sdp_inet_exit(void);
 

@@ -19,7 +19,8 @@
  * SOL_SOCKET options and SO_ERROR included, is TCP's own.  If TCP's
  * connect fails too, its error is the SDP socket's, and the descriptor
  * stays an SDP socket that the program may connect again (SDP first,
- * again).  The module parameter ipproto_fallback=0 turns this off.
+ * again).  The module parameter ipproto_fallback=0 turns this off, and
+ * SDP_FALLBACK per socket (sdp_fallback_on()).
  *
  * Waiters that queued on the SDP socket before the switch (a blocking
  * poll, an epoll set) are woken by TCP's events too: TCP's socket
@@ -48,9 +49,6 @@
 #include "sdp.h"
 #include "sdp_family.h"
 
-bool sdp_ipproto_fallback = true;
-module_param_named(ipproto_fallback, sdp_ipproto_fallback, bool, 0644);
-MODULE_PARM_DESC(ipproto_fallback, "an IPPROTO_SDP connect that finds no SDP peer goes on by TCP (default 1)");
 
 static bool sdp_fallback_take(struct sdp_sock *ssk, int err);
 
@@ -245,7 +243,7 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct sdp_fallback *fb, *old;
 
-	if (!READ_ONCE(sdp_ipproto_fallback) || !sock->file ||
+	if (!sdp_fallback_on(ssk) || !sock->file ||
 	    len > (int)sizeof(fb->dst) || len < (int)sizeof(sa_family_t) ||
 	    (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6))
 		return;

@@ -28,6 +28,10 @@ int sdp_ipproto = IPPROTO_SDP;
 module_param_named(ipproto_sdp, sdp_ipproto, int, 0444);
 MODULE_PARM_DESC(ipproto_sdp, "protocol number of SDP in AF_INET and AF_INET6 (default 261; 0: none)");
 
+bool sdp_ipproto_fallback = true;
+module_param_named(ipproto_fallback, sdp_ipproto_fallback, bool, 0644);
+MODULE_PARM_DESC(ipproto_fallback, "an IPPROTO_SDP connect that finds no SDP peer goes on by TCP (default 1; SDP_FALLBACK per socket)");
+
 /* For the tests only: AZ-SDP's checks off, so that a test can show it
  * catches a send whose buffer was not protected.
  */

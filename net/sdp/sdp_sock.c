@@ -110,6 +110,7 @@ int sdp_sk_setup(struct sock *sk, struct socket *sock)
 	sk->sk_sndbuf = READ_ONCE(net->ipv4.sysctl_tcp_wmem[1]);
 
 	ssk->zcopy_thresh = READ_ONCE(sdp_zcopy_thresh);
+	ssk->fallback = -1;	/* ipproto_fallback says */
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sdp_family_v6(sk))
 		ssk->v6only = READ_ONCE(net->ipv6.sysctl.bindv6only);
@@ -165,6 +166,21 @@ static void sdp_sk_inet_child(struct sock *sk)
 				      sizeof(struct ipv6_pinfo);
 #endif
 #endif
+}
+
+/**
+ * sdp_fallback_on - does a connect that finds no SDP peer go on by TCP?
+ * @ssk: the socket
+ *
+ * IPPROTO_SDP sockets only (sdp_fallback.c), as SDP_FALLBACK says, else
+ * as the module parameter ipproto_fallback says.
+ */
+bool sdp_fallback_on(const struct sdp_sock *ssk)
+{
+	if (ssk->sk.sk_prot == &sdp_proto)
+		return false;
+	return ssk->fallback >= 0 ? ssk->fallback :
+	       READ_ONCE(sdp_ipproto_fallback);
 }
 
 /**

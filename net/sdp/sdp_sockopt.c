@@ -3,7 +3,8 @@
  * ib_sdp: socket options and ioctls, with TCP's checks and answers.
  *
  * Levels: SOL_SDP (SDP_ZCOPY_THRESH, SDP_LAST_BIND_ERR, SDP_ZEROCOPY,
- * SDP_ASYNC; SDP_REGION_REG and _DEREG go to sdp_region.c), SOL_TCP (the TCP
+ * SDP_ASYNC, SDP_FALLBACK; SDP_REGION_REG and _DEREG go to
+ * sdp_region.c), SOL_TCP (the TCP
  * options that mean something for an SDP connection, TCP_INFO among them),
  * SOL_IP (IP_TOS) and SOL_IPV6 (IPV6_V6ONLY, IPV6_TCLASS).  SOL_SOCKET
  * options come here first (SOCK_CUSTOM_SOCKOPT): SO_ZEROCOPY, which the
@@ -207,6 +208,12 @@ int sdp_setsockopt(struct socket *sock, int level, int optname,
 				sock_valbool_flag(sk, SOCK_ZEROCOPY, val);
 		} else if (optname == SDP_ASYNC) {
 			err = sdp_az_bind(ssk, val);
+		} else if (optname == SDP_FALLBACK) {
+			err = val < 0 || val > 1 ? -EINVAL :
+			      val && sk->sk_prot == &sdp_proto ? -EOPNOTSUPP :
+			      0;
+			if (!err)
+				ssk->fallback = val;
 		}
 		break;
 	}
@@ -389,6 +396,8 @@ int sdp_getsockopt(struct socket *sock, int level, int optname,
 			val = sdp_az_bound(ssk);
 		else if (optname == SDP_REGIONS)
 			val = ssk->regions;
+		else if (optname == SDP_FALLBACK)
+			val = sdp_fallback_on(ssk);
 		else
 			err = -ENOPROTOOPT;
 		break;

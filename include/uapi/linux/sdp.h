@@ -61,6 +61,14 @@
 #define SDP_ZEROCOPY		82
 
 /*
+ * int, 0 or 1, IPPROTO_SDP sockets: whether a connect that finds no SDP
+ * peer goes on by TCP (sdp(7)).  Defaults to the module parameter
+ * ipproto_fallback (1); 0 makes the socket SDP's or nothing.  Families
+ * 27/28 never fall back: 0 there, and setting 1 is EOPNOTSUPP.
+ */
+#define SDP_FALLBACK		89
+
+/*
  * AZ-SDP: asynchronous zero copy for blocking sends (libsdp drives it;
  * Documentation/sdp.rst, "AZ-SDP").  A process opens /dev/sdp_az, an AZ
  * channel bound to its memory, and attaches to it the userfaultfd with
