@@ -346,6 +346,8 @@ static int sdp_fallback_connect(struct sdp_sock *ssk, int flags)
 		release_sock(sk);
 		return err;
 	}
+	if (st == SDP_FB_PENDING)	/* fb stays: no prepare while connecting */
+		sk->sk_socket->state = SS_CONNECTING;
 	release_sock(sk);
 	if (st == SDP_FB_FILE)
 		return 0;
