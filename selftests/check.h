@@ -51,6 +51,21 @@ static inline const char *errname(int err)
 	return buf[i];
 }
 
+/* A counter of /proc/net/sdpstats, or -1. */
+static inline long sdp_stat_of(const char *name)
+{
+	FILE *f = fopen("/proc/net/sdpstats", "r");
+	char n[64];
+	long v = -1, x;
+
+	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
+		if (!strcmp(n, name))
+			v = x;
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* ib_sdp's module parameter @name (e.g. "af_inet_sdp"), or @dflt if the
  * module is not loaded or the parameter cannot be read.
  */

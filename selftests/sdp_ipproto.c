@@ -233,19 +233,6 @@ static void one_family(int fam, const char *addr, int port)
 	free(out);
 }
 
-static long stat_of(const char *name)
-{
-	FILE *f = fopen("/proc/net/sdpstats", "r");
-	char n[64];
-	long v = -1, x;
-
-	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
-		if (!strcmp(n, name))
-			v = x;
-	if (f)
-		fclose(f);
-	return v;
-}
 
 /* 1 MiB each way on a connected pair, every byte. */
 static bool both_ways(int c, int s)
@@ -271,7 +258,7 @@ static void fallback_family(int fam, const char *addr, int port)
 	const char *fn = fam == AF_INET ? "AF_INET" : "AF_INET6";
 	struct sockaddr_storage ss;
 	socklen_t len = mkaddr(fam, addr, port, &ss);
-	long fbs = stat_of("ConnFallbacks");
+	long fbs = sdp_stat_of("ConnFallbacks");
 	struct epoll_event ev = { .events = EPOLLOUT };
 	int l, c, s, one = 1, ep, r;
 
@@ -313,9 +300,9 @@ static void fallback_family(int fam, const char *addr, int port)
 	close(c);
 	close(s);
 	close(ep);
-	CHECK(stat_of("ConnFallbacks") == fbs + 2,
+	CHECK(sdp_stat_of("ConnFallbacks") == fbs + 2,
 	      "%s: two connects went on by TCP (ConnFallbacks +%ld)", fn,
-	      stat_of("ConnFallbacks") - fbs);
+	      sdp_stat_of("ConnFallbacks") - fbs);
 
 	close(l);	/* no server at all: TCP's answer */
 	c = socket(fam, SOCK_STREAM, proto);

@@ -390,19 +390,6 @@ static void zc_stream(int c, unsigned char *buf)
 	      "... the owner got the bytes as they were at the call");
 }
 
-static long stat_of(const char *name)
-{
-	FILE *f = fopen("/proc/net/sdpstats", "r");
-	char n[64];
-	long v = -1, x;
-
-	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
-		if (!strcmp(n, name))
-			v = x;
-	if (f)
-		fclose(f);
-	return v;
-}
 
 /* 1 MiB of stream bytes by io_uring SEND_ZC from a registered (fixed)
  * buffer, rewritten once notified: over RDMA it goes by reference (the
@@ -413,8 +400,8 @@ static void zc_fixed(int c, unsigned char *buf)
 {
 	struct req q = { .type = REQ_BULK, .len = 1 << 20, .seed = 78 };
 	struct iovec fixed = { buf, 1 << 20 };
-	long zc = stat_of("TxZcopyBytes");
-	bool local = stat_of("LocalActiveOpens") > 0;
+	long zc = sdp_stat_of("TxZcopyBytes");
+	bool local = sdp_stat_of("LocalActiveOpens") > 0;
 	struct io_uring ring;
 	int res, notif;
 	char ok = 0;
@@ -432,7 +419,7 @@ static void zc_fixed(int c, unsigned char *buf)
 	memset(buf, 'X', 1 << 20);	/* the kernel is done with it */
 	CHECK(res == 1 << 20 && notif,
 	      "io_uring SEND_ZC of 1 MiB from a fixed buffer: %d, notified", res);
-	zc = stat_of("TxZcopyBytes") - zc;
+	zc = sdp_stat_of("TxZcopyBytes") - zc;
 	/* all but the tail past the last page boundary (buf is unaligned),
 	 * which is below any threshold
 	 */
