@@ -46,21 +46,30 @@ echo "$out" | grep -vE '^# ok '
 check_eq "SDP_FALLBACK 0 on the socket: refused" 0 "$rc"
 check_eq "over RDMA: no local connection" 0 "$(sdp_stat LocalActiveOpens)"
 # sock_diag (sdpstat) lists them under families 27/28: a listener and
-# both ends of a connection on port 8620, IPv4 and IPv6
+# both ends of a connection on port 8620, IPv4 and IPv6, looked at once
+# the program says it has all three (it starts slowly under TCG)
 for fam in 4 6; do
 	a=$addr
 	[ $fam = 6 ] && a=$addr6
+	ready=$(mktemp -u)
 	python3 -c 'import socket, sys, time
 f = socket.AF_INET if sys.argv[1] == "4" else socket.AF_INET6
 l = socket.socket(f, socket.SOCK_STREAM, 261)
 l.bind((sys.argv[2], 8620)); l.listen()
 c = socket.socket(f, socket.SOCK_STREAM, 261)
 c.connect((sys.argv[2], 8620)); s, _ = l.accept()
-time.sleep(4)' $fam "$a" &
-	sleep 2.5
+open(sys.argv[3], "w").close()
+time.sleep(120)' $fam "$a" "$ready" &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -e "$ready" ] || ! kill -0 $pid 2>/dev/null && break
+		sleep 0.2
+	done
 	check "sock_diag lists IPPROTO_SDP sockets, IPv$fam (sdpstat -$fam)" \
 		test "$($SDPSTAT -a -$fam | grep -c ':8620')" -ge 3
-	wait
+	kill $pid 2>/dev/null
+	wait $pid
+	rm -f "$ready"
 done
 sdp_check_clean
 
