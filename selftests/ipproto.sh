@@ -92,7 +92,8 @@ sdp_check_clean
 # where the family, the protocol or the fallback to TCP show
 runs="rdma loopback" cases=()
 [ "${SDP_QUICK:-0}" = 1 ] && runs=rdma cases=(socket_flags sockopts \
-	refused unreachable nonblock_connect v4mapped zerocopy_dontwait)
+	refused unreachable nonblock_connect v4mapped zerocopy_dontwait \
+	reuseport)
 SDP_PARITY_RUNS=$runs SDP_PARITY_ENV="SDP_PARITY_INET=1 ${SDP_PARITY_ENV:-}" \
 	"$(dirname "$0")/tcp_parity.sh" "${cases[@]}"
 check_eq "the differential suite on IPPROTO_SDP" 0 "$?"

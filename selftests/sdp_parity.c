@@ -293,6 +293,46 @@ static void case_bind(void)
 	close(a);
 }
 
+/* SO_REUSEPORT: two listeners share a port and a client reaches one of
+ * them; a socket without the option may not bind there, nor once one
+ * of them has closed; after both, any socket may.
+ */
+static void case_reuseport(void)
+{
+	struct sockaddr_in s = sa4(E.addr, E.port);
+	int a = sock_new(), b = sock_new(), c = sock_new(), d, n;
+	struct pollfd p[2];
+
+	OBS("set", "%s", res(setint(a, SOL_SOCKET, SO_REUSEPORT, 1)));
+	setint(b, SOL_SOCKET, SO_REUSEPORT, 1);
+	OBS("bind 1", "%s", res(bind(a, SA(s), sizeof(s))));
+	OBS("bind 2", "%s", res(bind(b, SA(s), sizeof(s))));
+	OBS("listen 1", "%s", res(listen(a, 4)));
+	OBS("listen 2", "%s", res(listen(b, 4)));
+	OBS("bind without", "%s", res(bind(c, SA(s), sizeof(s))));
+	close(c);
+	d = sock_new();
+	OBS("connect", "%s", res(connect(d, SA(s), sizeof(s))));
+	p[0] = (struct pollfd){ .fd = a, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = b, .events = POLLIN };
+	n = poll(p, 2, 5000);
+	OBS("one listener has it", "%s", yesno(n == 1));
+	c = accept(p[0].revents ? a : b, NULL, NULL);
+	OBS("accept", "%s", yesno(c >= 0));
+	close(d);	/* the client first: no TIME_WAIT on the port */
+	wait_for(c, POLLIN, 5000);
+	OBS("EOF", "%s", res(read(c, &n, sizeof(n))));
+	close(c);
+	close(a);
+	c = sock_new();
+	OBS("bind without, one left", "%s", res(bind(c, SA(s), sizeof(s))));
+	close(c);
+	close(b);
+	c = sock_new();
+	OBS("bind without, none left", "%s", res(bind(c, SA(s), sizeof(s))));
+	close(c);
+}
+
 /* A port taken by a wildcard bind, and a wildcard bind of a port taken
  * by a specific address: EADDRINUSE (programs probing for a free port
  * rely on it), with and without SO_REUSEADDR, at bind() and listen().
@@ -1846,6 +1886,7 @@ static const struct parity_case cases[] = {
 	{ "unreachable", case_unreachable, 60 },
 	{ "bind", case_bind, 30 },
 	{ "bind_wildcard", case_bind_wildcard, 30 },
+	{ "reuseport", case_reuseport, 30 },
 	{ "fastopen", case_fastopen, 60 },
 	{ "zerocopy_dontwait", case_zerocopy_dontwait, 120 },
 	{ "send_after_close_zc", case_send_after_close_zc, 30 },
@@ -1920,6 +1961,14 @@ static const struct known_diff {
 	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false, FAM },
 	{ "sockopts/SO_REUSEPORT", "0",
 	  "(follows from the above)", false, FAM },
+	{ "reuseport/set", "EOPNOTSUPP",
+	  "(the same: family 27 cannot share a port; IPPROTO_SDP can)", false,
+	  FAM },
+	{ "reuseport/bind 2", "EADDRINUSE", "(follows from the above)", false,
+	  FAM },
+	{ "reuseport/bind without, one left", "ok",
+	  "(follows from the above: the second listener is on a port of its own)",
+	  false, FAM },
 	{ "sockopts/SO_ZEROCOPY set", "EOPNOTSUPP",
 	  "before 6.7 (SOCK_CUSTOM_SOCKOPT) the socket core keeps SOL_SOCKET to itself and takes SO_ZEROCOPY only for TCP's and UDP's protocol numbers: SDP_ZEROCOPY instead (libsdp translates)",
 	  true, BOTH },

@@ -40,6 +40,7 @@ int sdp_release(struct socket *sock)
 	 * its queued children and waiting requests are still there
 	 */
 	sdp_listen_stop(sk);
+	sdp_rport_release(sdp_sk(sk));	/* its SO_REUSEPORT group */
 	sock->sk = NULL;
 	sdp_sk_orphan_put(sk, false);
 	return 0;

@@ -67,7 +67,10 @@
  *                      returns non-zero.  A listener on the IPv6 wildcard
  *                      that takes IPv4 too has a second id on the IPv4
  *                      wildcard (cm_id_v4, see sdp_listen_ids()), which
- *                      sdp_listen_stop() destroys.
+ *                      sdp_listen_stop() destroys.  A socket that shares
+ *                      its port by SO_REUSEPORT is bound and listens
+ *                      through its group's ids (sdp_reuseport.c), which
+ *                      the group owns; its own id stays unbound.
  *
  * Locking
  * -------
@@ -562,6 +565,8 @@ struct sdp_sock {
 	struct sock		*parent;	/* listener, held, until accepted */
 	struct list_head	accept_node;
 	struct hlist_node	local_node;	/* listener: the local table */
+	struct sdp_rport	*rport;		/* SO_REUSEPORT group, held */
+	struct list_head	rport_node;	/* listening in it */
 
 	/* listener: connection requests waiting for room in the accept
 	 * queue (struct sdp_pending_req), as TCP leaves SYNs unanswered
@@ -971,10 +976,27 @@ void sdp_connect_failed(struct sdp_sock *ssk, int err);
 
 /* sdp_listen.c: the passive side */
 void sdp_cm_init(struct sdp_sock *ssk);
+int sdp_listen_ids(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		   struct rdma_cm_id **v4, int backlog);
 void sdp_listen_stop(struct sock *sk);
 void sdp_embryo_expire(struct sock *child);
 bool sdp_listen_room(struct sock *sk);
 void sdp_child_inherit(struct sock *child, struct sock *parent);
+
+/* sdp_reuseport.c: SO_REUSEPORT groups */
+struct sdp_rport;
+struct sdp_rport *sdp_rport_new(struct sock *sk);
+void sdp_rport_free(struct sdp_rport *g);
+int sdp_rport_bind(struct sdp_sock *ssk, struct sockaddr_storage *addr,
+		   struct sdp_rport **newg);
+int sdp_rport_listen(struct sdp_sock *ssk, int backlog);
+void sdp_rport_listening(struct sdp_sock *ssk);
+void sdp_rport_unlisten(struct sdp_sock *ssk);
+void sdp_rport_release(struct sdp_sock *ssk);
+int sdp_rport_unshare(struct sdp_sock *ssk);
+u32 sdp_rport_hash(const struct sockaddr_storage *peer);
+struct sock *sdp_rport_pick(struct sdp_sock *ls, u32 hash);
+bool sdp_rport_shared(const struct sdp_sock *ssk, const struct sdp_sock *ls);
 
 /* sdp_rdma_cm.c: the RDMA transport's set-up */
 int sdp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);

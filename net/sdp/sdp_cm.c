@@ -126,6 +126,7 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct net *net = sock_net(sk);
+	struct sdp_rport *newg = NULL;
 	struct sockaddr_storage addr;
 	unsigned short port;
 	int err;
@@ -139,6 +140,12 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		return -EACCES;
 	if (!sdp_addr_local(net, &addr))
 		return -EADDRNOTAVAIL;
+	/* a port others may share (sdp_reuseport.c) */
+	if (port && sk->sk_reuseport) {
+		newg = sdp_rport_new(sk);
+		if (IS_ERR(newg))
+			return PTR_ERR(newg);
+	}
 
 	lock_sock(sk);
 	err = -EINVAL;
@@ -147,7 +154,10 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	err = sdp_renew_id(ssk);
 	if (err)
 		goto out;
-	err = sdp_bind_id(ssk, ssk->cm_id, &addr);
+	if (newg)
+		err = sdp_rport_bind(ssk, &addr, &newg);
+	else
+		err = sdp_bind_id(ssk, ssk->cm_id, &addr);
 	ssk->last_bind_err = -err;
 	if (!err) {
 		__set_bit(SDP_F_BOUND, &ssk->flags);
@@ -155,6 +165,7 @@ int sdp_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	}
 out:
 	release_sock(sk);
+	sdp_rport_free(newg);	/* not needed: bound, or joined another */
 	return err;
 }
 
@@ -231,6 +242,9 @@ static int sdp_connect_start(struct sdp_sock *ssk, struct sockaddr *uaddr,
 	}
 	/* a reader may still be fetching from the last connection */
 	err = sdp_conn_quiesce(ssk);
+	if (err)
+		return err;
+	err = sdp_rport_unshare(ssk);
 	if (err)
 		return err;
 	err = sdp_renew_id(ssk);

@@ -3,14 +3,15 @@
  * ib_sdp: the passive side of connection management.
  *
  * listen() starts the socket's rdma_cm id listening (two ids for a
- * dual-stack [::] listener: sdp_listen_ids()) and every transport's
- * ->listen().  A transport makes a child socket for a request
- * (TCP_SYN_RECV, an "embryo", holding a reference on its listener); once
- * established it joins the listener's accept queue
- * (sdp_child_established()).  While the queue is full a request waits on
- * pending_reqs (struct sdp_pending_req, of the transport that made it)
- * until accept() makes room and accept_work hands it to its transport's
- * ->answer(), or the listener stops and ->refuse() refuses it.
+ * dual-stack [::] listener: sdp_listen_ids()), or its SO_REUSEPORT
+ * group's (sdp_reuseport.c), and every transport's ->listen().  A
+ * transport makes a child socket for a request (TCP_SYN_RECV, an
+ * "embryo", holding a reference on its listener); once established it
+ * joins the listener's accept queue (sdp_child_established()).  While
+ * the queue is full a request waits on pending_reqs (struct
+ * sdp_pending_req, of the transport that made it) until accept() makes
+ * room and accept_work hands it to its transport's ->answer(), or the
+ * listener stops and ->refuse() refuses it.
  *
  * Locks: the listener's socket lock guards its accept queue, pending
  * requests and embryo count; a child's lock is never held while its
@@ -262,67 +263,73 @@ static void sdp_accept_work(struct work_struct *work)
 void sdp_cm_init(struct sdp_sock *ssk)
 {
 	INIT_LIST_HEAD(&ssk->pending_reqs);
+	INIT_LIST_HEAD(&ssk->rport_node);
 	INIT_WORK(&ssk->accept_work, sdp_accept_work);
 }
 
-/* Called locked: is the socket's id bound to the IPv6 wildcard, taking
- * IPv4 connections as well?
- */
-static bool sdp_listen_dual(struct sdp_sock *ssk)
+/* Is @id bound to the IPv6 wildcard, taking IPv4 connections as well? */
+static bool sdp_listen_dual(struct sdp_sock *ssk, struct rdma_cm_id *id)
 {
 	const struct sockaddr_in6 *a =
-		(struct sockaddr_in6 *)&ssk->cm_id->route.addr.src_addr;
+		(struct sockaddr_in6 *)&id->route.addr.src_addr;
 
 	return a->sin6_family == AF_INET6 && ipv6_addr_any(&a->sin6_addr) &&
 	       sdp_v6_dual(ssk);
 }
 
 /* Called locked: listen on @port of the IPv4 wildcard through a second
- * id, whose requests come to the same handler and listener.
+ * id, *@v4, whose requests come to the same handler and context as @id's.
  */
-static int sdp_listen_v4(struct sdp_sock *ssk, __be16 port, int backlog)
+static int sdp_listen_v4(struct sdp_sock *ssk, struct rdma_cm_id *id,
+			 struct rdma_cm_id **v4, __be16 port, int backlog)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = port };
-	struct rdma_cm_id *id;
 	int err;
 
-	id = sdp_cm_create_id(&ssk->sk);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ssk->cm_id_v4 = id;
-	sdp_id_options(ssk, id);
-	rdma_set_afonly(id, 1);
+	*v4 = rdma_create_id(sock_net(&ssk->sk), id->event_handler,
+			     id->context, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(*v4)) {
+		err = PTR_ERR(*v4);
+		*v4 = NULL;
+		return err;
+	}
+	sdp_id_options(ssk, *v4);
+	rdma_set_afonly(*v4, 1);
 	if (ssk->sk.sk_reuse)
-		rdma_set_reuseaddr(id, 1);
-	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+		rdma_set_reuseaddr(*v4, 1);
+	err = rdma_bind_addr(*v4, (struct sockaddr *)&any);
 	if (!err)
-		err = rdma_listen(id, backlog);
+		err = rdma_listen(*v4, backlog);
 	return sdp_bind_errno(err);
 }
 
 /**
- * sdp_listen_ids - start the socket's id(s) listening
- * @ssk: the socket, locked, its id bound (or to be bound by rdma_listen())
+ * sdp_listen_ids - start a listener's id(s) listening
+ * @ssk: the socket, locked
+ * @id: its id (or its SO_REUSEPORT group's), bound, or to be bound by
+ *	rdma_listen()
+ * @v4: set to the IPv4 half of a dual-stack listener, or NULL
  * @backlog: rdma_cm's (sdp_listen(): SDP_CM_BACKLOG at least)
  *
  * A listener on the IPv6 wildcard that takes IPv4 too listens on two ids:
- * its own, made IPv6-only, and cm_id_v4 on the IPv4 wildcard of the same
- * port.  One dual-stack id would do on InfiniBand and RoCE, where rdma_cm
+ * @id, made IPv6-only, and *@v4 on the IPv4 wildcard of the same port.
+ * One dual-stack id would do on InfiniBand and RoCE, where rdma_cm
  * matches requests to listeners itself, but not on iWARP: there the
  * device's own dual-stack TCP listener takes an IPv4 connection, rdma_cm
  * finds a v4-mapped local address that no device has and rejects the
  * request before SDP hears of it.  The bind was checked dual-stack, so no
  * other socket holds the IPv4 half of the port.
  *
- * Return: 0 or a negative errno; on error cm_id_v4 is left for the caller
- * to destroy, outside the lock.
+ * Return: 0 or a negative errno; on error *@v4 is left for the caller to
+ * destroy, outside the lock.
  */
-static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
+int sdp_listen_ids(struct sdp_sock *ssk, struct rdma_cm_id *id,
+		   struct rdma_cm_id **v4, int backlog)
 {
-	struct rdma_cm_id *id = ssk->cm_id;
 	struct sockaddr_in6 *src;
 	int err;
 
+	*v4 = NULL;
 	if (!test_bit(SDP_F_BOUND, &ssk->flags) && sdp_family_v6(&ssk->sk)) {
 		/* as inet6: an unbound listener listens on [::] */
 		struct sockaddr_storage any = { .ss_family = AF_INET6 };
@@ -331,12 +338,12 @@ static int sdp_listen_ids(struct sdp_sock *ssk, int backlog)
 		if (err)
 			return err;
 	}
-	if (!sdp_listen_dual(ssk))
+	if (!sdp_listen_dual(ssk, id))
 		return sdp_bind_errno(rdma_listen(id, backlog));
 
 	src = (struct sockaddr_in6 *)&id->route.addr.src_addr;
 	rdma_set_afonly(id, 1);
-	err = sdp_listen_v4(ssk, src->sin6_port, backlog);
+	err = sdp_listen_v4(ssk, id, v4, src->sin6_port, backlog);
 	if (!err)
 		err = sdp_bind_errno(rdma_listen(id, backlog));
 	if (err)
@@ -371,7 +378,7 @@ static int sdp_listen_any_port(struct sdp_sock *ssk, int backlog,
 	int err, ports = 1;
 
 	for (;;) {
-		err = sdp_listen_ids(ssk, backlog);
+		err = sdp_listen_ids(ssk, ssk->cm_id, &ssk->cm_id_v4, backlog);
 		if (err != -EADDRINUSE || !pick || ports++ >= SDP_PORT_TRIES)
 			return err;
 		id = sdp_cm_create_id(sk);
@@ -413,8 +420,12 @@ int sdp_listen(struct socket *sock, int backlog)
 		goto out;
 	if (sk->sk_reuse && !test_bit(SDP_F_BOUND, &ssk->flags))
 		rdma_set_reuseaddr(ssk->cm_id, 1);
-	/* bound where no RDMA device is: local connections only */
-	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+	/* a port shared by SO_REUSEPORT: its group's ids listen;
+	 * bound where no RDMA device is: local connections only
+	 */
+	if (ssk->rport)
+		err = sdp_rport_listen(ssk, max(backlog, SDP_CM_BACKLOG));
+	else if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
 		err = sdp_listen_any_port(ssk, max(backlog, SDP_CM_BACKLOG),
 					  &tried);
 	if (err) {
@@ -439,6 +450,7 @@ int sdp_listen(struct socket *sock, int backlog)
 	}
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	sdp_set_state(sk, TCP_LISTEN);
+	sdp_rport_listening(ssk);
 out:
 	release_sock(sk);
 destroy_tried:
@@ -461,6 +473,7 @@ void sdp_listen_stop(struct sock *sk)
 	LIST_HEAD(queue);
 
 	lock_sock(sk);
+	sdp_rport_unlisten(ssk);
 	sdp_transports_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
 		sdp_set_state(sk, TCP_CLOSE);

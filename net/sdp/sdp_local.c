@@ -151,11 +151,15 @@ static bool sdp_local_covers(const struct sockaddr_storage *la, bool v6only,
 	       (dst->ss_family == AF_INET6 || !v6only);
 }
 
-/* The listener @dst reaches, held; or NULL. */
+/* The listener @dst reaches, held; or NULL.  Of listeners sharing the
+ * port by SO_REUSEPORT, the one the client's @hash chooses.
+ */
 static struct sock *sdp_local_lookup(struct net *net,
-				     const struct sockaddr_storage *dst)
+				     const struct sockaddr_storage *dst,
+				     u32 hash)
 {
 	struct sdp_sock *ls, *best = NULL;
+	struct sock *found = NULL;
 	int m, best_m = 0;
 
 	spin_lock(&sdp_local_lock);
@@ -168,9 +172,9 @@ static struct sock *sdp_local_lookup(struct net *net,
 		}
 	}
 	if (best)
-		sock_hold(&best->sk);
+		found = sdp_rport_pick(best, hash);
 	spin_unlock(&sdp_local_lock);
-	return best ? &best->sk : NULL;
+	return found;
 }
 
 /* Under sdp_local_lock: a listener other than @self whose address and
@@ -185,7 +189,7 @@ static bool sdp_local_taken(struct net *net, struct sdp_sock *self,
 	lockdep_assert_held(&sdp_local_lock);
 	hash_for_each_possible(sdp_local_table, ls, local_node,
 			       (__force u16)sdp_addr_port(addr)) {
-		if (ls == self)
+		if (ls == self || sdp_rport_shared(self, ls))
 			continue;
 		if (sdp_local_match(ls, net, addr) ||
 		    sdp_local_covers(addr, v6only, net, ls))
@@ -204,7 +208,8 @@ static bool sdp_local_taken(struct net *net, struct sdp_sock *self,
  * listens, so with SO_REUSEADDR on both it would let a second socket of
  * any user bind the port of a local listener, and listen there too.  As
  * TCP: a port a listener holds on an overlapping address is in use,
- * whatever SO_REUSEADDR says (SO_REUSEPORT does not apply to SDP).
+ * whatever SO_REUSEADDR says, but to the members of its SO_REUSEPORT
+ * group (sdp_reuseport.c).
  *
  * Return: 0 or -EADDRINUSE.
  */
@@ -462,7 +467,7 @@ static int sdp_local_connect(struct sdp_sock *ssk,
 	sdp_local_src(ssk, dst);
 	memcpy(&ssk->peer, dst, sizeof(ssk->peer));
 
-	ls = sdp_local_lookup(sock_net(sk), dst);
+	ls = sdp_local_lookup(sock_net(sk), dst, sdp_rport_hash(&ssk->local));
 	err = ls ? sdp_local_answer(ls, ssk) : -ECONNREFUSED;
 	if (ls)
 		sock_put(ls);

@@ -36,8 +36,10 @@ void sdp_addr_snapshot(struct sdp_sock *ssk)
 
 	if (!id || test_bit(SDP_F_LOCAL_CONN, &ssk->flags))
 		return;
-	/* bound to an address no RDMA device has: the id holds a wildcard */
-	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+	/* bound to an address no RDMA device has: the id holds a wildcard;
+	 * bound into an SO_REUSEPORT group: its id holds the port
+	 */
+	if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags) && !ssk->rport)
 		memcpy(&ssk->local, &id->route.addr.src_addr,
 		       sizeof(ssk->local));
 	memcpy(&ssk->peer, &id->route.addr.dst_addr, sizeof(ssk->peer));
@@ -177,7 +179,9 @@ int sdp_renew_id(struct sdp_sock *ssk)
 	sdp_id_options(ssk, id);
 	__clear_bit(SDP_F_ID_USED, &ssk->flags);
 	__clear_bit(SDP_F_BOUND, &ssk->flags);
-	if (bound) {
+	if (bound && ssk->rport) {
+		__set_bit(SDP_F_BOUND, &ssk->flags);	/* the group's id */
+	} else if (bound) {
 		err = sdp_bind_id(ssk, id, &addr);
 		if (err)
 			return err;
