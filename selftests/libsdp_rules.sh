@@ -10,6 +10,8 @@
 #    forked children's blocking accepts: a plain TCP client and an SDP
 #    client on the same port;
 #  - "both" to 127.0.0.1 (no RDMA device there): TCP;
+#  - "sdp" servers sharing a port by SO_REUSEPORT (libsdp's IPPROTO_SDP
+#    sockets): four listeners, each serving some of 96 connections;
 #  - rules by port range and prefix pick SDP or TCP as written;
 #  - 50 threads creating and connecting sockets at once;
 #  - select() beyond FD_SETSIZE while libsdp watches a "both" listener,
@@ -123,6 +125,17 @@ wait_for grep -q listening /tmp/server.out
 out=$(with_libsdp $both_conf sdp_app client 127.0.0.1 7430 epoll 2>&1)
 check_eq "both client to 127.0.0.1: TCP" ok "$out"
 server_done "the loopback server served it"
+
+# "sdp" servers sharing a port by SO_REUSEPORT: libsdp's IPPROTO_SDP
+# sockets keep the option, so all four listen and take connections
+if one_port "SO_REUSEPORT listeners under libsdp"; then
+	p0=$(sdp_stat PassiveOpens)
+	out=$(with_libsdp $sdp_conf sdp_reuseport 6 0.0.0.0 "$addr" 7480 libsdp 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^# ok '
+	check_eq "four SO_REUSEPORT listeners under libsdp, every connection served" 0 "$rc"
+	check_eq "... by SDP (PassiveOpens)" 96 $(($(sdp_stat PassiveOpens) - p0))
+fi
 
 # rules by port range and by prefix
 printf '%s\n' "use tcp client * *:7441" "use sdp client * *:7440-7449" \

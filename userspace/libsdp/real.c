@@ -18,6 +18,9 @@
  *                        the SDP family numbers, when the module was
  *                        loaded with others than 27 and 28 (read from
  *                        /sys/module/ib_sdp/parameters if it is loaded)
+ *   LIBSDP_IPPROTO_SDP   the protocol number of SDP's AF_INET sockets
+ *                        (default the module's ipproto_sdp, else 261);
+ *                        0: swap in sockets of the SDP families instead
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <linux/sdp.h>
 
 #include "async.h"
 #include "log.h"
@@ -54,8 +59,11 @@ static void *sdp_resolve(const char *name, bool required)
 #define RESOLVE(name)	(sdp_real.name = sdp_resolve(#name, true))
 #define RESOLVE_OPT(name) (sdp_real.name = sdp_resolve(#name, false))
 
-/* A module parameter, an environment variable, or @dflt. */
-static int sdp_family_number(const char *param, const char *env, int dflt)
+/* An environment variable, a module parameter, or @dflt; a number from
+ * @min to @max.
+ */
+static int sdp_param_number(const char *param, const char *env, int dflt,
+			    int min, int max)
 {
 	char path[128], buf[16];
 	const char *s = secure_getenv(env);
@@ -64,9 +72,9 @@ static int sdp_family_number(const char *param, const char *env, int dflt)
 
 	if (s && *s) {
 		v = atoi(s);
-		if (v > 0 && v < 256)
+		if (v >= min && v <= max)
 			return v;
-		sdp_log(SDP_LOG_ERR, "%s=%s: not a family number", env, s);
+		sdp_log(SDP_LOG_ERR, "%s=%s: out of range", env, s);
 		return dflt;
 	}
 	snprintf(path, sizeof(path), "/sys/module/ib_sdp/parameters/%s",
@@ -76,7 +84,7 @@ static int sdp_family_number(const char *param, const char *env, int dflt)
 		return dflt;
 	v = fgets(buf, sizeof(buf), f) ? atoi(buf) : dflt;
 	fclose(f);
-	return v > 0 ? v : dflt;
+	return v >= min && v <= max ? v : dflt;
 }
 
 static int sdp_parse_use(const char *s, enum sdp_use *use)
@@ -161,10 +169,14 @@ static void sdp_init_once_fn(void)
 	s = secure_getenv("LIBSDP_LOG_LEVEL");
 	if (s && *s)
 		sdp_log_set_min_level(atoi(s));
-	sdp_settings.af_sdp = sdp_family_number("af_inet_sdp",
-						"LIBSDP_AF_INET_SDP", 27);
-	sdp_settings.af_sdp6 = sdp_family_number("af_inet6_sdp",
-						 "LIBSDP_AF_INET6_SDP", 28);
+	sdp_settings.af_sdp = sdp_param_number("af_inet_sdp",
+					       "LIBSDP_AF_INET_SDP", 27, 1, 255);
+	sdp_settings.af_sdp6 = sdp_param_number("af_inet6_sdp",
+						"LIBSDP_AF_INET6_SDP", 28, 1,
+						255);
+	sdp_settings.ipproto_sdp = sdp_param_number("ipproto_sdp",
+						    "LIBSDP_IPPROTO_SDP",
+						    IPPROTO_SDP, 0, 262);
 
 	sdp_init_async();
 

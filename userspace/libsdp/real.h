@@ -73,6 +73,7 @@ struct sdp_settings {
 	bool any_sdp;		/* some socket may become SDP: track them */
 	int af_sdp;		/* the SDP families (module parameters) */
 	int af_sdp6;
+	int ipproto_sdp;	/* IPPROTO_SDP, or 0: families only */
 };
 
 extern struct sdp_settings sdp_settings;

@@ -877,6 +877,9 @@ SDP_EXPORT int getsockopt(int fd, int level, int name, void *val,
 		*v = AF_INET6;
 	else if (name == SO_PROTOCOL && *v == 0 && sdp_fd_is_sdp(fd))
 		*v = IPPROTO_TCP;
+	else if (name == SO_PROTOCOL && sdp_settings.ipproto_sdp &&
+		 *v == sdp_settings.ipproto_sdp && sdp_fd_tracked(fd))
+		*v = IPPROTO_TCP;	/* libsdp's IPPROTO_SDP socket */
 	return ret;
 }
 

@@ -58,11 +58,46 @@ int sdp_family_of(int domain)
 
 bool sdp_fd_is_sdp(int fd)
 {
-	int dom = 0;
+	int dom = 0, proto = 0;
 	socklen_t len = sizeof(dom);
 
-	return !sdp_real.getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) &&
-	       (dom == sdp_settings.af_sdp || dom == sdp_settings.af_sdp6);
+	if (!sdp_real.getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) &&
+	    (dom == sdp_settings.af_sdp || dom == sdp_settings.af_sdp6))
+		return true;
+	len = sizeof(proto);
+	return sdp_settings.ipproto_sdp &&
+	       !sdp_real.getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) &&
+	       proto == sdp_settings.ipproto_sdp;
+}
+
+/**
+ * sdp_socket_sdp - a new SDP stream socket for a program's of @domain
+ * @domain: AF_INET or AF_INET6
+ * @flags: SOCK_CLOEXEC, SOCK_NONBLOCK
+ *
+ * An IPPROTO_SDP socket where the module has it: of the program's own
+ * family, so SO_REUSEPORT (and from 6.7 SO_ZEROCOPY) work as on TCP and
+ * nothing needs translating; the kernel's own fallback to TCP is turned
+ * off, since the rules say what happens when SDP fails (SDP_FALLBACK).
+ * Else (LIBSDP_IPPROTO_SDP=0, a module without it) one of the SDP
+ * families.
+ *
+ * Return: the descriptor, or -1 with errno set.
+ */
+int sdp_socket_sdp(int domain, int flags)
+{
+	int fd, off = 0;
+
+	if (sdp_settings.ipproto_sdp) {
+		fd = sdp_real.socket(domain, SOCK_STREAM | flags,
+				     sdp_settings.ipproto_sdp);
+		if (fd >= 0 && !sdp_real.setsockopt(fd, SOL_SDP, SDP_FALLBACK,
+						    &off, sizeof(off)))
+			return fd;
+		if (fd >= 0)
+			sdp_real.close(fd);
+	}
+	return sdp_real.socket(sdp_family_of(domain), SOCK_STREAM | flags, 0);
 }
 
 /* setsockopt() as the program meant it on an SDP socket: SO_ZEROCOPY is
@@ -118,8 +153,8 @@ static int sdp_new_socket(struct sdp_sock *s, int fd, bool sdp)
 {
 	int nfd;
 
-	nfd = sdp_real.socket(sdp ? sdp_family_of(s->domain) : s->domain,
-			      SOCK_STREAM | SOCK_CLOEXEC, 0);
+	nfd = sdp ? sdp_socket_sdp(s->domain, SOCK_CLOEXEC) :
+		    sdp_real.socket(s->domain, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (nfd < 0)
 		return -errno;
 	sdp_replay_opts(s, nfd, sdp);
@@ -196,8 +231,7 @@ void sdp_twin_open(int fd, struct sdp_sock *s)
 	sdp_sock_set_twin(s, -1);
 	if (sdp_real.getsockname(fd, (struct sockaddr *)&ss, &len))
 		goto fail;
-	tfd = sdp_real.socket(sdp_family_of(s->domain),
-			      SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	tfd = sdp_socket_sdp(s->domain, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (tfd < 0)
 		goto fail;
 	sdp_replay_opts(s, tfd, true);

@@ -19,6 +19,9 @@ int sdp_family_of(int domain);
 /* Is @fd an SDP socket? */
 bool sdp_fd_is_sdp(int fd);
 
+/* A new SDP socket for a program's of @domain (IPPROTO_SDP if it can). */
+int sdp_socket_sdp(int domain, int flags);
+
 /* setsockopt() on an SDP socket, SO_ZEROCOPY translated. */
 int sdp_setsockopt_sdp(int fd, int level, int name, const void *val,
 		       socklen_t len);
