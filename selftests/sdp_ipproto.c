@@ -11,7 +11,9 @@
  *	MSG_ZEROCOPY completes every send (where the kernel lets
  *	SOL_SOCKET reach the protocol, SOCK_CUSTOM_SOCKOPT: else
  *	EOPNOTSUPP, as on family 27).  Other socket types with
- *	IPPROTO_SDP are refused as inet_create() refuses them.
+ *	IPPROTO_SDP are refused as inet_create() refuses them.  32
+ *	non-blocking connects SDP carries, each used once: the TCP sockets
+ *	made in case of a fallback are freed (/proc/net/sockstat).
  *   sdp_ipproto fallback ADDR ADDR6 PORT
  *	A server of plain TCP, and IPPROTO_SDP clients: a blocking
  *	connect, and a non-blocking one watched by epoll (registered before
@@ -53,6 +55,7 @@
 #endif
 
 #define BULK	(8 << 20)
+#define NB_CONNS	32
 
 static int proto;
 
@@ -233,6 +236,72 @@ static void one_family(int fam, const char *addr, int port)
 	free(out);
 }
 
+/* TCP sockets allocated on the host (/proc/net/sockstat "alloc"), or -1. */
+static long tcp_alloc(void)
+{
+	FILE *f = fopen("/proc/net/sockstat", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TCP: inuse %*d orphan %*d tw %*d alloc %ld",
+			   &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Non-blocking connects SDP carries (as a Go program's): each made a TCP
+ * socket in case it had to fall back, which must not stay once the
+ * connection is SDP's and used.
+ */
+static void unused_fallback(const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = mkaddr(AF_INET, addr, port, &ss);
+	int l, c[NB_CONNS], one = 1, ok = 0, i;
+	long before, after;
+
+	l = socket(AF_INET, SOCK_STREAM, proto);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&ss, len) || listen(l, NB_CONNS)) {
+		CHECK(0, "unused fallback: listen: %s", errname(errno));
+		return;
+	}
+	before = tcp_alloc();
+	for (i = 0; i < NB_CONNS; i++) {
+		struct pollfd p;
+		char b = 'x';
+		int s;
+
+		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, proto);
+		if (connect(c[i], (struct sockaddr *)&ss, len) &&
+		    errno != EINPROGRESS)
+			continue;
+		p = (struct pollfd){ .fd = c[i], .events = POLLOUT };
+		if (poll(&p, 1, 10000) != 1 ||
+		    getint(c[i], SOL_SOCKET, SO_ERROR) ||
+		    send(c[i], &b, 1, 0) != 1)
+			continue;
+		s = accept(l, NULL, NULL);
+		if (s >= 0 && recv(s, &b, 1, 0) == 1 && b == 'x' &&
+		    getint(c[i], SOL_SOCKET, SO_PROTOCOL) == proto)
+			ok++;
+		if (s >= 0)
+			close(s);
+	}
+	after = tcp_alloc();
+	CHECK(ok == NB_CONNS, "%d non-blocking connects by SDP, each used (%d)",
+	      NB_CONNS, ok);
+	CHECK(before >= 0 && after - before < NB_CONNS / 2,
+	      "... their unused TCP sockets freed (TCP alloc %ld -> %ld)",
+	      before, after);
+	for (i = 0; i < NB_CONNS; i++)
+		close(c[i]);
+	close(l);
+}
 
 /* 1 MiB each way on a connected pair, every byte. */
 static bool both_ways(int c, int s)
@@ -374,6 +443,7 @@ int main(int argc, char **argv)
 	}
 	one_family(AF_INET, argv[1], atoi(argv[3]));
 	one_family(AF_INET6, argv[2], atoi(argv[3]) + 1);
+	unused_fallback(argv[1], atoi(argv[3]) + 2);
 
 	fd = socket(AF_INET, SOCK_DGRAM, proto);
 	CHECK(fd < 0 && errno == EPROTONOSUPPORT,

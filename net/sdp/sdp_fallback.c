@@ -36,8 +36,9 @@
  * TCP's state-change callback (softirq) or in the blocking connect().  A
  * fallback taken in an rdma_cm handler (the failure came after a
  * non-blocking connect() returned) starts TCP's connect from that
- * worker.  A socket whose SDP connect succeeds keeps its unused TCP
- * socket until close.  Counted in ConnFallbacks.
+ * worker.  A socket whose SDP connect succeeds frees its unused TCP
+ * socket: a blocking connect() at once, a non-blocking one at its first
+ * send or receive (sdp_fallback_unused()).  Counted in ConnFallbacks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -266,7 +267,7 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 		old = NULL;	/* in use: keep it, no new one */
 	} else {
 		sdp_fb_copy_opts(ssk, fb->tcp->sk);
-		ssk->fb = fb;
+		WRITE_ONCE(ssk->fb, fb);
 		ssk->fb_take = sdp_fallback_take;
 		fb = NULL;
 	}
@@ -406,6 +407,42 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	return err;
 }
 
+/* Past its connect, a socket whose TCP socket was never needed frees it
+ * (a program whose non-blocking connects SDP carries, as every Go
+ * program's are, would otherwise hold one per connection until close).
+ */
+static void sdp_fallback_unused(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb = NULL;
+
+	lock_sock(&ssk->sk);
+	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
+	    ssk->sk.sk_state != TCP_SYN_SENT) {
+		fb = ssk->fb;
+		WRITE_ONCE(ssk->fb, NULL);
+		ssk->fb_take = NULL;
+	}
+	release_sock(&ssk->sk);
+	if (fb)
+		sdp_fb_free(fb);
+}
+
+/* sendmsg() and recvmsg() of an IPPROTO_SDP socket */
+int sdp_inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
+{
+	if (unlikely(READ_ONCE(sdp_sk(sock->sk)->fb)))
+		sdp_fallback_unused(sdp_sk(sock->sk));
+	return sdp_sendmsg(sock, msg, size);
+}
+
+int sdp_inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		     int flags)
+{
+	if (unlikely(READ_ONCE(sdp_sk(sock->sk)->fb)))
+		sdp_fallback_unused(sdp_sk(sock->sk));
+	return sdp_recvmsg(sock, msg, len, flags);
+}
+
 /**
  * sdp_fallback_release - at close, TCP's socket goes with the SDP one
  * @ssk: the socket, its file being released
@@ -416,7 +453,7 @@ void sdp_fallback_release(struct sdp_sock *ssk)
 
 	lock_sock(&ssk->sk);
 	fb = ssk->fb;
-	ssk->fb = NULL;
+	WRITE_ONCE(ssk->fb, NULL);
 	ssk->fb_take = NULL;
 	WRITE_ONCE(ssk->fb_pending, false);
 	release_sock(&ssk->sk);

@@ -16,9 +16,12 @@ __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait);
 /* sdp_fallback.c: IPPROTO_SDP's connect, by TCP where SDP finds no peer */
 int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 		     int flags);
+int sdp_inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
+int sdp_inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		     int flags);
 void sdp_fallback_release(struct sdp_sock *ssk);
 
-#define SDP_PROTO_OPS(_family, _connect)				\
+#define SDP_PROTO_OPS(_family, _connect, _sendmsg, _recvmsg)		\
 {								\
 	.family		= (_family),				\
 	.owner		= THIS_MODULE,				\
@@ -34,8 +37,8 @@ void sdp_fallback_release(struct sdp_sock *ssk);
 	.shutdown	= sdp_shutdown,				\
 	.setsockopt	= sdp_setsockopt,			\
 	.getsockopt	= sdp_getsockopt,			\
-	.sendmsg	= sdp_sendmsg,				\
-	.recvmsg	= sdp_recvmsg,				\
+	.sendmsg	= (_sendmsg),				\
+	.recvmsg	= (_recvmsg),				\
 	.mmap		= sock_no_mmap,				\
 	SDP_PROTO_OPS_SENDPAGE					\
 	.splice_eof	= sdp_splice_eof,			\

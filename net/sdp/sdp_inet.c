@@ -57,7 +57,9 @@ static struct proto sdp_inet_proto = {
 	.keepalive	= sdp_keepalive,
 };
 
-static const struct proto_ops sdp_inet_stream_ops = SDP_PROTO_OPS(PF_INET, sdp_inet_connect);
+static const struct proto_ops sdp_inet_stream_ops =
+	SDP_PROTO_OPS(PF_INET, sdp_inet_connect, sdp_inet_sendmsg,
+		      sdp_inet_recvmsg);
 
 static struct inet_protosw sdp_inet_protosw = {
 	.type		= SOCK_STREAM,
@@ -88,7 +90,9 @@ static struct proto sdp_inet6_proto = {
 	.keepalive	= sdp_keepalive,
 };
 
-static const struct proto_ops sdp_inet6_stream_ops = SDP_PROTO_OPS(PF_INET6, sdp_inet_connect);
+static const struct proto_ops sdp_inet6_stream_ops =
+	SDP_PROTO_OPS(PF_INET6, sdp_inet_connect, sdp_inet_sendmsg,
+		      sdp_inet_recvmsg);
 
 static struct inet_protosw sdp_inet6_protosw = {
 	.type		= SOCK_STREAM,
