@@ -11,6 +11,9 @@
 #  - a TCP-only server: IPPROTO_SDP clients, blocking and non-blocking
 #    under epoll, go on by TCP (refused over RDMA, and by the local
 #    transport), not with ipproto_fallback=0 nor with SDP_FALLBACK 0;
+#  - an IPPROTO_SDP server: TCP's clients reach it too (its listener's
+#    TCP twin), not when stopped nor with SDP_FALLBACK 0; a port TCP
+#    holds leaves it SDP-only;
 #  - the differential suite with every SDP-run socket an IPPROTO_SDP one
 #    (SDP_PARITY_INET=1): every step as TCP's or a documented difference;
 #  - nothing leaks, the module unloads (its protocols unregistered: a
@@ -34,6 +37,10 @@ out=$(timeout 300 sdp_ipproto fallback "$addr" "$addr6" 8630 2>&1)
 rc=$?
 echo "$out" | grep -vE '^# ok '
 check_eq "a TCP-only server: IPPROTO_SDP clients go on by TCP (RDMA refused)" 0 "$rc"
+out=$(timeout 300 sdp_ipproto twin "$addr" "$addr6" 8660 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "an IPPROTO_SDP server serves TCP's clients too (RDMA)" 0 "$rc"
 echo 0 >/sys/module/ib_sdp/parameters/ipproto_fallback
 out=$(timeout 60 sdp_ipproto nofallback "$addr" 8634 2>&1)
 rc=$?
@@ -85,6 +92,10 @@ out=$(timeout 300 sdp_ipproto fallback 127.0.0.1 ::1 8640 2>&1)
 rc=$?
 echo "$out" | grep -vE '^# ok '
 check_eq "local: a TCP-only server reached by TCP" 0 "$rc"
+out=$(timeout 300 sdp_ipproto twin 127.0.0.1 ::1 8670 2>&1)
+rc=$?
+echo "$out" | grep -vE '^# ok '
+check_eq "local: an IPPROTO_SDP server serves TCP's clients too" 0 "$rc"
 sdp_check_clean
 
 # the differential suite on IPPROTO_SDP sockets, both transports; make

@@ -20,6 +20,13 @@
  *	connect()), each goes on by TCP (ConnFallbacks), the descriptor then
  *	a TCP socket (SO_PROTOCOL 6, SO_ERROR 0), 1 MiB each way checked;
  *	with no server at all, ECONNREFUSED as TCP says it.
+ *   sdp_ipproto twin ADDR ADDR6 PORT
+ *	An IPPROTO_SDP listener serves plain TCP clients too: accept()
+ *	gives a TCP socket (1 MiB each way checked, AcceptFallbacks), epoll
+ *	sees both kinds; shut down or closed it refuses TCP too;
+ *	SDP_FALLBACK 0 makes it SDP-only; on a port a TCP listener holds
+ *	it is SDP-only (ListenFallbackFails) and TCP's clients reach TCP's
+ *	listener.
  *   sdp_ipproto nofallback ADDR PORT
  *	(ipproto_fallback=0) the same client: ECONNREFUSED.
  *   sdp_ipproto fbopt ADDR PORT
@@ -322,6 +329,150 @@ static bool both_ways(int c, int s)
 	return ok;
 }
 
+/* accept() on a listener that has a connection coming: -1 if none
+ * within 10 s
+ */
+static int accept_one(int l)
+{
+	struct pollfd p = { .fd = l, .events = POLLIN };
+
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	return accept(l, NULL, NULL);
+}
+
+/* A listener of @proto on @ss, or -1. */
+static int listener_on(int fam, int p, struct sockaddr_storage *ss,
+		       socklen_t len, int fallback)
+{
+	int l = socket(fam, SOCK_STREAM, p), one = 1;
+
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fallback >= 0)
+		setsockopt(l, SOL_SDP, SDP_FALLBACK, &fallback,
+			   sizeof(fallback));
+	if (bind(l, (struct sockaddr *)ss, len) || listen(l, 8)) {
+		close(l);
+		return -1;
+	}
+	return l;
+}
+
+static int tcp_connect(int fam, struct sockaddr_storage *ss, socklen_t len)
+{
+	int c = socket(fam, SOCK_STREAM, IPPROTO_TCP);
+
+	if (connect(c, (struct sockaddr *)ss, len)) {
+		int err = errno;
+
+		close(c);
+		errno = err;
+		return -1;
+	}
+	return c;
+}
+
+/*
+ * An IPPROTO_SDP listener takes TCP's clients too, as a TCP server would
+ * (sdp_fallback_listen.c): a blocking accept() gives a TCP socket, epoll
+ * sees both kinds; stopped, it refuses TCP's too; SDP_FALLBACK 0 makes an
+ * SDP-only listener; a port TCP holds leaves it SDP-only, counted.
+ */
+static void twin_family(int fam, const char *addr, int port)
+{
+	const char *fn = fam == AF_INET ? "AF_INET" : "AF_INET6";
+	long acc = sdp_stat_of("AcceptFallbacks");
+	long fails = sdp_stat_of("ListenFallbackFails");
+	struct sockaddr_storage ss;
+	socklen_t len = mkaddr(fam, addr, port, &ss);
+	int l, c, s, ep, nsdp = 0, ntcp = 0, t;
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	l = listener_on(fam, proto, &ss, len, -1);
+	CHECK(l >= 0, "%s: an IPPROTO_SDP listener", fn);
+	c = tcp_connect(fam, &ss, len);
+	CHECK(c >= 0, "%s: a TCP client connects to it: %s", fn,
+	      errname(c < 0 ? errno : 0));
+	s = accept(l, NULL, NULL);
+	CHECK(s >= 0 && getint(s, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP &&
+	      getint(s, SOL_SOCKET, SO_DOMAIN) == fam,
+	      "%s: accept() gives a TCP socket (SO_PROTOCOL %d)", fn,
+	      s >= 0 ? getint(s, SOL_SOCKET, SO_PROTOCOL) : -1);
+	CHECK(c >= 0 && s >= 0 && both_ways(c, s),
+	      "%s: 1 MiB each way over it, every byte", fn);
+	CHECK(sdp_stat_of("AcceptFallbacks") == acc + 1,
+	      "%s: AcceptFallbacks counts it", fn);
+	close(c);
+	close(s);
+
+	/* one of each kind, seen by epoll, accepted non-blocking */
+	fcntl(l, F_SETFL, O_NONBLOCK);
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev);
+	c = socket(fam, SOCK_STREAM, proto);
+	connect(c, (struct sockaddr *)&ss, len);
+	t = tcp_connect(fam, &ss, len);
+	while (nsdp + ntcp < 2 && epoll_wait(ep, &ev, 1, 10000) == 1) {
+		while ((s = accept(l, NULL, NULL)) >= 0) {
+			if (getint(s, SOL_SOCKET, SO_PROTOCOL) == proto)
+				nsdp++;
+			else if (getint(s, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP)
+				ntcp++;
+			close(s);
+		}
+	}
+	CHECK(nsdp == 1 && ntcp == 1,
+	      "%s: epoll: an SDP and a TCP connection accepted (%d, %d)", fn,
+	      nsdp, ntcp);
+	close(c);
+	close(t);
+	close(ep);
+
+	shutdown(l, SHUT_RD);
+	c = tcp_connect(fam, &ss, len);
+	CHECK(c < 0 && errno == ECONNREFUSED,
+	      "%s: shut down, it refuses TCP's clients too: %s", fn,
+	      errname(c < 0 ? errno : 0));
+	if (c >= 0)
+		close(c);
+	close(l);
+
+	len = mkaddr(fam, addr, port + 2, &ss);
+	l = listener_on(fam, proto, &ss, len, 0);
+	c = tcp_connect(fam, &ss, len);
+	CHECK(l >= 0 && c < 0 && errno == ECONNREFUSED,
+	      "%s: SDP_FALLBACK 0: an SDP-only listener: %s", fn,
+	      errname(c < 0 ? errno : 0));
+	if (c >= 0)
+		close(c);
+	close(l);
+
+	len = mkaddr(fam, addr, port + 6, &ss);
+	l = listener_on(fam, proto, &ss, len, -1);
+	close(l);
+	c = tcp_connect(fam, &ss, len);
+	CHECK(l >= 0 && c < 0 && errno == ECONNREFUSED,
+	      "%s: closed, it refuses TCP's clients too: %s", fn,
+	      errname(c < 0 ? errno : 0));
+	if (c >= 0)
+		close(c);
+
+	len = mkaddr(fam, addr, port + 4, &ss);
+	t = listener_on(fam, IPPROTO_TCP, &ss, len, -1);
+	l = listener_on(fam, proto, &ss, len, -1);
+	CHECK(t >= 0 && l >= 0 &&
+	      sdp_stat_of("ListenFallbackFails") == fails + 1,
+	      "%s: a port TCP holds: SDP only, ListenFallbackFails", fn);
+	c = tcp_connect(fam, &ss, len);
+	s = accept_one(t);
+	CHECK(c >= 0 && s >= 0, "%s: ... TCP's clients reach TCP's listener",
+	      fn);
+	close(s);
+	close(c);
+	close(l);
+	close(t);
+}
+
 static void fallback_family(int fam, const char *addr, int port)
 {
 	const char *fn = fam == AF_INET ? "AF_INET" : "AF_INET6";
@@ -389,6 +540,11 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "fallback")) {
 		fallback_family(AF_INET, argv[2], atoi(argv[4]));
 		fallback_family(AF_INET6, argv[3], atoi(argv[4]) + 1);
+		return check_exit();
+	}
+	if (argc >= 5 && !strcmp(argv[1], "twin")) {
+		twin_family(AF_INET, argv[2], atoi(argv[4]));
+		twin_family(AF_INET6, argv[3], atoi(argv[4]) + 1);
 		return check_exit();
 	}
 	if (argc >= 4 && !strcmp(argv[1], "fbopt")) {

@@ -157,10 +157,8 @@ __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait)
 }
 
 /* Not const: .family is filled in at init from the module parameters. */
-static struct proto_ops sdp_inet_ops =
-	SDP_PROTO_OPS(AF_INET_SDP, sdp_connect, sdp_sendmsg, sdp_recvmsg);
-static struct proto_ops sdp_inet6_ops =
-	SDP_PROTO_OPS(AF_INET6_SDP, sdp_connect, sdp_sendmsg, sdp_recvmsg);
+static struct proto_ops sdp_inet_ops = SDP_PROTO_OPS(AF_INET_SDP, sdp);
+static struct proto_ops sdp_inet6_ops = SDP_PROTO_OPS(AF_INET6_SDP, sdp);
 
 /* Errors follow inet_create() so that a program sees for SDP what it sees
  * for AF_INET: a protocol number out of range is EINVAL, a socket type

@@ -610,6 +610,9 @@ struct sdp_sock {
 	struct sdp_fallback	*fb;
 	bool			(*fb_take)(struct sdp_sock *ssk, int err);
 	bool			fb_pending;	/* TCP connecting for us */
+	struct sdp_twin		*twin;		/* a listener's TCP socket
+						 * (sdp_fallback_listen.c)
+						 */
 	s8			fallback;	/* SDP_FALLBACK: 1, 0, or -1 for
 						 * ipproto_fallback's say
 						 */
@@ -862,6 +865,8 @@ enum sdp_mib_field {
 	SDP_MIB_RG_READ_BYTES,
 	SDP_MIB_RG_REVOKE_TIMEOUTS,
 	SDP_MIB_CONN_FALLBACKS,		/* IPPROTO_SDP connects carried by TCP */
+	SDP_MIB_ACCEPT_FALLBACKS,	/* ... and accepts */
+	SDP_MIB_LISTEN_FALLBACK_FAILS,	/* listeners TCP could not join */
 	SDP_MIB_MAX
 };
 

@@ -9,6 +9,7 @@
 #include <linux/bvec.h>
 
 #include "sdp.h"
+#include "sdp_family.h"
 
 #ifndef HAVE_PROTO_ACCEPT_ARG
 /* before 6.10: proto_ops->accept(sock, newsock, flags, kern) */
@@ -18,6 +19,14 @@ int sdp_accept_compat(struct socket *sock, struct socket *newsock,
 	struct proto_accept_arg arg = { .flags = flags, .kern = kern };
 
 	return sdp_accept(sock, newsock, &arg);
+}
+
+int sdp_inet_accept_compat(struct socket *sock, struct socket *newsock,
+			   int flags, bool kern)
+{
+	struct proto_accept_arg arg = { .flags = flags, .kern = kern };
+
+	return sdp_inet_accept(sock, newsock, &arg);
 }
 #endif
 

@@ -88,9 +88,9 @@ struct proto_accept_arg {
 
 int sdp_accept_compat(struct socket *sock, struct socket *newsock,
 		      int flags, bool kern);
-#define SDP_PROTO_OPS_ACCEPT	sdp_accept_compat
+#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept_compat
 #else
-#define SDP_PROTO_OPS_ACCEPT	sdp_accept
+#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept
 #endif
 
 /* 6.5: sendfile() and splice() send pages as sendmsg(MSG_SPLICE_PAGES)

@@ -178,8 +178,10 @@ static void sdp_fb_unhook(struct sdp_fallback *fb)
 	write_unlock_bh(&tsk->sk_callback_lock);
 }
 
-/* What the program set on the SDP socket before connect(), on TCP's. */
-static void sdp_fb_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
+/* What the program set on the SDP socket before connect() or listen(),
+ * on TCP's.
+ */
+void sdp_fallback_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
 {
 	struct sock *sk = &ssk->sk;
 
@@ -266,7 +268,7 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 	    READ_ONCE(old->state) != SDP_FB_FAILED) {
 		old = NULL;	/* in use: keep it, no new one */
 	} else {
-		sdp_fb_copy_opts(ssk, fb->tcp->sk);
+		sdp_fallback_copy_opts(ssk, fb->tcp->sk);
 		WRITE_ONCE(ssk->fb, fb);
 		ssk->fb_take = sdp_fallback_take;
 		fb = NULL;
@@ -386,6 +388,11 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	if (READ_ONCE(ssk->fb_pending))	/* TCP is connecting for us */
 		return flags & O_NONBLOCK ? -EALREADY :
 		       sdp_fallback_connect(ssk, flags);
+	if (len >= (int)sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
+		err = sdp_connect(sock, uaddr, len, flags);
+		sdp_twin_stop(ssk);	/* a listener stopped: TCP's too */
+		return err;
+	}
 	if (sock->state == SS_UNCONNECTED)
 		sdp_fallback_prepare(sock, uaddr, len);
 	err = sdp_connect(sock, uaddr, len, flags);
@@ -459,4 +466,5 @@ void sdp_fallback_release(struct sdp_sock *ssk)
 	release_sock(&ssk->sk);
 	if (fb)
 		sdp_fb_free(fb);
+	sdp_twin_release(ssk);	/* a listener's TCP twin */
 }

@@ -8,7 +8,9 @@
 
 #include "sdp.h"
 
-/* af_sdp.c: the socket calls of every SDP socket, whatever its family */
+/* af_sdp.c: the socket calls of every SDP socket, whatever its family
+ * (named sdp_* in SDP_PROTO_OPS(family, sdp))
+ */
 int sdp_release(struct socket *sock);
 int sdp_shutdown(struct socket *sock, int how);
 __poll_t sdp_poll(struct file *file, struct socket *sock, poll_table *wait);
@@ -20,25 +22,45 @@ int sdp_inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 int sdp_inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		     int flags);
 void sdp_fallback_release(struct sdp_sock *ssk);
+void sdp_fallback_copy_opts(struct sdp_sock *ssk, struct sock *tsk);
 
-#define SDP_PROTO_OPS(_family, _connect, _sendmsg, _recvmsg)		\
+/* sdp_fallback_listen.c: IPPROTO_SDP's listener, taking TCP's too
+ * (named sdp_inet_* in SDP_PROTO_OPS(family, sdp_inet))
+ */
+int sdp_inet_listen(struct socket *sock, int backlog);
+int sdp_inet_accept(struct socket *sock, struct socket *newsock,
+		    struct proto_accept_arg *arg);
+#ifndef HAVE_PROTO_ACCEPT_ARG
+int sdp_inet_accept_compat(struct socket *sock, struct socket *newsock,
+			   int flags, bool kern);
+#endif
+__poll_t sdp_inet_poll(struct file *file, struct socket *sock,
+		       poll_table *wait);
+int sdp_inet_shutdown(struct socket *sock, int how);
+void sdp_twin_stop(struct sdp_sock *ssk);
+void sdp_twin_release(struct sdp_sock *ssk);
+
+/* the proto_ops of a family's SDP sockets, whose calls that differ are
+ * named _p##_connect etc.
+ */
+#define SDP_PROTO_OPS(_family, _p)				\
 {								\
 	.family		= (_family),				\
 	.owner		= THIS_MODULE,				\
 	.release	= sdp_release,				\
 	.bind		= sdp_bind,				\
-	.connect	= (_connect),				\
+	.connect	= _p##_connect,				\
 	.socketpair	= sock_no_socketpair,			\
-	.accept		= SDP_PROTO_OPS_ACCEPT,			\
+	.accept		= SDP_PROTO_OPS_ACCEPT(_p),		\
 	.getname	= sdp_getname,				\
-	.poll		= sdp_poll,				\
+	.poll		= _p##_poll,				\
 	.ioctl		= sdp_ioctl,				\
-	.listen		= sdp_listen,				\
-	.shutdown	= sdp_shutdown,				\
+	.listen		= _p##_listen,				\
+	.shutdown	= _p##_shutdown,			\
 	.setsockopt	= sdp_setsockopt,			\
 	.getsockopt	= sdp_getsockopt,			\
-	.sendmsg	= (_sendmsg),				\
-	.recvmsg	= (_recvmsg),				\
+	.sendmsg	= _p##_sendmsg,				\
+	.recvmsg	= _p##_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
 	SDP_PROTO_OPS_SENDPAGE					\
 	.splice_eof	= sdp_splice_eof,			\

@@ -58,8 +58,7 @@ static struct proto sdp_inet_proto = {
 };
 
 static const struct proto_ops sdp_inet_stream_ops =
-	SDP_PROTO_OPS(PF_INET, sdp_inet_connect, sdp_inet_sendmsg,
-		      sdp_inet_recvmsg);
+	SDP_PROTO_OPS(PF_INET, sdp_inet);
 
 static struct inet_protosw sdp_inet_protosw = {
 	.type		= SOCK_STREAM,
@@ -91,8 +90,7 @@ static struct proto sdp_inet6_proto = {
 };
 
 static const struct proto_ops sdp_inet6_stream_ops =
-	SDP_PROTO_OPS(PF_INET6, sdp_inet_connect, sdp_inet_sendmsg,
-		      sdp_inet_recvmsg);
+	SDP_PROTO_OPS(PF_INET6, sdp_inet);
 
 static struct inet_protosw sdp_inet6_protosw = {
 	.type		= SOCK_STREAM,

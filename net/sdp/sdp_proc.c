@@ -107,6 +107,8 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_RG_READ_BYTES]		= "RegionReadBytes",
 	[SDP_MIB_RG_REVOKE_TIMEOUTS]	= "RegionRevokeTimeouts",
 	[SDP_MIB_CONN_FALLBACKS]	= "ConnFallbacks",
+	[SDP_MIB_ACCEPT_FALLBACKS]	= "AcceptFallbacks",
+	[SDP_MIB_LISTEN_FALLBACK_FAILS]	= "ListenFallbackFails",
 };
 
 /* Counter @i of @net, summed over the CPUs. */
