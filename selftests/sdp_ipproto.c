@@ -22,7 +22,8 @@
  *	with no server at all, ECONNREFUSED as TCP says it.
  *   sdp_ipproto twin ADDR ADDR6 PORT
  *	An IPPROTO_SDP listener serves plain TCP clients too: accept()
- *	gives a TCP socket (1 MiB each way checked, AcceptFallbacks), epoll
+ *	gives a TCP socket and its peer's address (1 MiB each way checked,
+ *	AcceptFallbacks), epoll
  *	sees both kinds; shut down or closed it refuses TCP too;
  *	SDP_FALLBACK 0 makes it SDP-only; on a port a TCP listener holds
  *	it is SDP-only (ListenFallbackFails) and TCP's clients reach TCP's
@@ -383,8 +384,8 @@ static void twin_family(int fam, const char *addr, int port)
 	const char *fn = fam == AF_INET ? "AF_INET" : "AF_INET6";
 	long acc = sdp_stat_of("AcceptFallbacks");
 	long fails = sdp_stat_of("ListenFallbackFails");
-	struct sockaddr_storage ss;
-	socklen_t len = mkaddr(fam, addr, port, &ss);
+	struct sockaddr_storage ss, peer, cname;
+	socklen_t len = mkaddr(fam, addr, port, &ss), plen, clen;
 	int l, c, s, ep, nsdp = 0, ntcp = 0, t;
 	struct epoll_event ev = { .events = EPOLLIN };
 
@@ -393,11 +394,17 @@ static void twin_family(int fam, const char *addr, int port)
 	c = tcp_connect(fam, &ss, len);
 	CHECK(c >= 0, "%s: a TCP client connects to it: %s", fn,
 	      errname(c < 0 ? errno : 0));
-	s = accept(l, NULL, NULL);
+	plen = sizeof(peer);
+	s = accept(l, (struct sockaddr *)&peer, &plen);
 	CHECK(s >= 0 && getint(s, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP &&
 	      getint(s, SOL_SOCKET, SO_DOMAIN) == fam,
 	      "%s: accept() gives a TCP socket (SO_PROTOCOL %d)", fn,
 	      s >= 0 ? getint(s, SOL_SOCKET, SO_PROTOCOL) : -1);
+	clen = sizeof(cname);
+	getsockname(c, (struct sockaddr *)&cname, &clen);
+	CHECK(s >= 0 && plen == clen && !memcmp(&peer, &cname, clen),
+	      "%s: ... and the client's address (%u bytes, family %d)", fn,
+	      plen, peer.ss_family);
 	CHECK(c >= 0 && s >= 0 && both_ways(c, s),
 	      "%s: 1 MiB each way over it, every byte", fn);
 	CHECK(sdp_stat_of("AcceptFallbacks") == acc + 1,

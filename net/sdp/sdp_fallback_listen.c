@@ -27,7 +27,12 @@
  * listen() and freed only by the socket's release, so a thread in
  * accept() may use it without a reference.  Its TCP socket's
  * sk_user_data and data_ready are swapped under sk_callback_lock, which
- * the wrapper holds while it runs.
+ * the wrapper holds while it runs.  TCP's children are clones of the
+ * listener, callbacks included: sk_user_data is marked not to be copied,
+ * so the wrapper tells a child (no twin) from the listener and gives it
+ * TCP's own data_ready, which accept() puts back in the child for good
+ * (no accepted socket runs our code after the module is gone; those
+ * never accepted go with the listener).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +51,11 @@ struct sdp_twin {
 	void		(*data_ready)(struct sock *sk);
 };
 
+/* TCP's own data_ready (every TCP socket's, sock_def_readable(), which is
+ * not exported): a child's until accept() gives it back
+ */
+static void (*sdp_tcp_data_ready)(struct sock *sk);
+
 /* Has TCP's listener a connection for accept()? */
 static bool sdp_twin_ready(struct sdp_twin *tw)
 {
@@ -62,8 +72,10 @@ static void sdp_twin_data_ready(struct sock *tsk)
 	struct socket_wq *wq;
 
 	read_lock_bh(&tsk->sk_callback_lock);
-	tw = tsk->sk_user_data;
-	if (tw) {
+	tw = __locked_read_sk_user_data_with_flags(tsk, SK_USER_DATA_NOCOPY);
+	if (!tw) {		/* a child, not accepted yet */
+		READ_ONCE(sdp_tcp_data_ready)(tsk);
+	} else {
 		tw->data_ready(tsk);
 		rcu_read_lock();
 		wq = rcu_dereference(tw->ssk->sk.sk_wq);
@@ -80,7 +92,7 @@ static void sdp_twin_free(struct sdp_twin *tw)
 
 	write_lock_bh(&tsk->sk_callback_lock);
 	tsk->sk_data_ready = tw->data_ready;
-	tsk->sk_user_data = NULL;
+	rcu_assign_sk_user_data(tsk, NULL);
 	write_unlock_bh(&tsk->sk_callback_lock);
 	sock_release(tw->tcp);	/* resets what waits in its queue */
 	kfree(tw);
@@ -126,7 +138,8 @@ static struct sdp_twin *sdp_twin_new(struct sdp_sock *ssk, int backlog)
 	/* hooked before it listens: no connection comes unannounced */
 	write_lock_bh(&tsk->sk_callback_lock);
 	tw->data_ready = tsk->sk_data_ready;
-	tsk->sk_user_data = tw;
+	WRITE_ONCE(sdp_tcp_data_ready, tsk->sk_data_ready);
+	__rcu_assign_sk_user_data_with_flags(tsk, tw, SK_USER_DATA_NOCOPY);
 	tsk->sk_data_ready = sdp_twin_data_ready;
 	write_unlock_bh(&tsk->sk_callback_lock);
 	err = kernel_bind(tw->tcp, (struct sockaddr *)&addr, len);
@@ -222,6 +235,10 @@ static int sdp_twin_accept(struct sdp_twin *tw, struct socket *newsock,
 #endif
 	if (err)
 		return err;
+	/* TCP's own callback back, before anyone can wait on the child */
+	write_lock_bh(&newsock->sk->sk_callback_lock);
+	newsock->sk->sk_data_ready = tw->data_ready;
+	write_unlock_bh(&newsock->sk->sk_callback_lock);
 	/* the accept() call took a reference on our module for newsock's
 	 * ops (do_accept()); its release will put TCP's owner's instead
 	 */
@@ -296,6 +313,19 @@ __poll_t sdp_inet_poll(struct file *file, struct socket *sock,
 	    sdp_twin_ready(tw))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
+}
+
+/* getname() of an IPPROTO_SDP socket.  From 6.10 do_accept() asks the
+ * listener's proto_ops for the name of the socket accept() gave, which
+ * may be TCP's by now.
+ */
+int sdp_inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	const struct proto_ops *ops = READ_ONCE(sock->ops);
+
+	if (ops->getname != sdp_inet_getname)
+		return ops->getname(sock, uaddr, peer);
+	return sdp_getname(sock, uaddr, peer);
 }
 
 /* shutdown() of an IPPROTO_SDP socket */

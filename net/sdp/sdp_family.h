@@ -37,6 +37,7 @@ int sdp_inet_accept_compat(struct socket *sock, struct socket *newsock,
 __poll_t sdp_inet_poll(struct file *file, struct socket *sock,
 		       poll_table *wait);
 int sdp_inet_shutdown(struct socket *sock, int how);
+int sdp_inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 void sdp_twin_stop(struct sdp_sock *ssk);
 void sdp_twin_release(struct sdp_sock *ssk);
 
@@ -52,7 +53,7 @@ void sdp_twin_release(struct sdp_sock *ssk);
 	.connect	= _p##_connect,				\
 	.socketpair	= sock_no_socketpair,			\
 	.accept		= SDP_PROTO_OPS_ACCEPT(_p),		\
-	.getname	= sdp_getname,				\
+	.getname	= _p##_getname,				\
 	.poll		= _p##_poll,				\
 	.ioctl		= sdp_ioctl,				\
 	.listen		= _p##_listen,				\
