@@ -12,7 +12,7 @@
 #  - a reader's RDMA READ and a writer's RDMA WRITE stuck behind a message
 #    the peer will not take: kill -9 ends each within a second;
 #  - kill -9 of either end of a transfer, below and above the ZCopy
-#    threshold, 30 rounds (12 with SDP_QUICK=1, make check): the other
+#    threshold, 30 rounds (8 with SDP_QUICK=1, make check): the other
 #    end sees an error, none hangs;
 #  - 8 SrcAvails of 32 MiB and a SrcAvailCancel to a socket that never
 #    reads: the read-ahead stays within TCP's receive buffer, and it and
@@ -97,7 +97,7 @@ mem_back "tasks killed in RDMA ops"
 
 # ---- kill -9 of either end of a transfer ------------------------------------------
 hangs=0 noerr=0 rounds=30
-[ "${SDP_QUICK:-0}" = 1 ] && rounds=12
+[ "${SDP_QUICK:-0}" = 1 ] && rounds=8
 for round in $(seq $rounds); do
 	size=$(( round % 2 ? 16384 : 1048576 ))	# BCopy, then ZCopy
 	victim=$(( (round / 2) % 2 ? 0 : 1 ))	# receiver, then sender

@@ -5,9 +5,8 @@
 # Every step must be the same, or a documented difference
 # (Documentation/sdp.rst, "Differences from TCP").  It runs twice: over
 # RDMA (the Soft-RoCE address, sdp_local=0), and by the local transport on
-# loopback (127.0.0.1, ::1) (not in the smoke suite, below); make
-# check-full adds a third run, by the local transport on the Soft-RoCE
-# address, which is an address of this host.
+# loopback (127.0.0.1, ::1); make check-full adds a third run, by the local
+# transport on the Soft-RoCE address, which is an address of this host.
 # SDP_PARITY_ENV: VAR=VALUE words sdp_parity runs with (az.sh: under
 # libsdp with AZ-SDP on).
 . "$(dirname "$0")/lib.sh"
@@ -63,13 +62,8 @@ parity() {
 }
 
 # SDP_PARITY_RUNS: which runs (tcp_parity_addr.sh, in make check-full,
-# gives the third alone).  make check's smoke suite on the test bed's
-# other kernels (SDP_SMOKE=1) runs over RDMA only: the local transport's
-# run differs in nothing a kernel version changes that local.sh, in that
-# suite too, does not cover; make check-full runs both everywhere.
-runs="rdma loopback"
-[ "${SDP_SMOKE:-0}" = 1 ] && runs=rdma
-for r in ${SDP_PARITY_RUNS:-$runs}; do
+# gives the third alone)
+for r in ${SDP_PARITY_RUNS:-rdma loopback}; do
 	case $r in
 	rdma) parity rdma 0 "$addr" "$addr6" 9000 "$@" ;;
 	loopback) parity loopback 1 127.0.0.1 ::1 12000 "$@" ;;
