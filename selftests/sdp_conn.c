@@ -138,20 +138,6 @@ static int ioctl_inq(int fd)
 	return n;
 }
 
-static long stat_of(const char *name)
-{
-	FILE *f = fopen("/proc/net/sdpstats", "r");
-	char n[64];
-	long v = -1, x;
-
-	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
-		if (!strcmp(n, name))
-			v = x;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* SO_RCVBUF on the listener (4 receive buffers for its children) and
  * SO_SNDBUF on the client (2 send buffers): a non-blocking sender with a
  * peer that does not read fits exactly 4 messages into the peer (one per
@@ -268,25 +254,25 @@ static void sdp_extras(int port)
 
 	pair(port, &cl, &sv);
 	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
-	before = stat_of("TxData");
+	before = sdp_stat_of("TxData");
 	for (i = 0; i < 100; i++)
 		send(cl, &c, 1, 0);
 	/* well inside the cork's 200 ms ceiling (its own test is in
 	 * sdp_parity), which the 100 sends on a slow test bed used to reach
 	 */
 	usleep(50000);
-	OUT("corked: messages sent", "%ld", stat_of("TxData") - before);
+	OUT("corked: messages sent", "%ld", sdp_stat_of("TxData") - before);
 	setsockopt(cl, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
 	usleep(200000);
-	OUT("uncorked: messages sent", "%ld", stat_of("TxData") - before);
+	OUT("uncorked: messages sent", "%ld", sdp_stat_of("TxData") - before);
 	OUT("peer has", "%d bytes", (usleep(100000), ioctl_inq(sv)));
 
 	setsockopt(cl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	before = stat_of("TxData");
+	before = sdp_stat_of("TxData");
 	for (i = 0; i < 100; i++)
 		send(cl, &c, 1, 0);
 	usleep(200000);
-	OUT("nodelay: messages sent", "%ld", stat_of("TxData") - before);
+	OUT("nodelay: messages sent", "%ld", sdp_stat_of("TxData") - before);
 	close(cl);
 	close(sv);
 }

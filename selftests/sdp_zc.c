@@ -379,22 +379,6 @@ static int run_pair(int both, int server, int (*send_fn)(int fd),
 	return check_exit();
 }
 
-/* ---- SinkAvail ------------------------------------------------------- */
-
-static long stat_of(const char *name)
-{
-	FILE *f = fopen("/proc/net/sdpstats", "r");
-	char n[64];
-	long v = -1, x;
-
-	while (f && fscanf(f, "%63s %ld", n, &x) == 2)
-		if (!strcmp(n, name))
-			v = x;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* ---- sendfile() and splice(): pages by reference --------------------- */
 
 #define SF_FILE		(16 << 20)
@@ -528,7 +512,7 @@ static int sf_wait_reader(int fd)
 
 static int sendfile_send(int fd)
 {
-	long before = stat_of("TxZcopyPageBytes"), after;
+	long before = sdp_stat_of("TxZcopyPageBytes"), after;
 	int f = sf_file(), zero = 0, err = 0;
 	size_t i;
 
@@ -543,7 +527,7 @@ static int sendfile_send(int fd)
 			CHECK(!err, "after splice(SPLICE_F_MORE) and nothing more, the reader has it: %s",
 			      errname(err));
 		}
-		after = stat_of("TxZcopyPageBytes");
+		after = sdp_stat_of("TxZcopyPageBytes");
 		CHECK(!err, "%s %zu bytes%s: %s (%ld by reference)",
 		      p->pipe ? "splice" : "sendfile", p->len,
 		      p->nb ? ", non-blocking" : p->past ? ", to the file's end" : "",
@@ -607,7 +591,7 @@ static int run_sendfile_hold(void)
 	}
 	CHECK(idle == 20, "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
 	      taken, n < 0 ? errname(errno) : "no error");
-	refs = stat_of("ZcopyPageRefs");
+	refs = sdp_stat_of("ZcopyPageRefs");
 	CHECK(refs > 0 && refs <= bound, "pages held for it: %ld, at most %ld", refs, bound);
 
 	fcntl(c, F_SETFL, 0);
@@ -621,7 +605,7 @@ static int run_sendfile_hold(void)
 
 	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(c);
-	for (i = 0; i < 100 && (refs = stat_of("ZcopyPageRefs")) != 0; i++)
+	for (i = 0; i < 100 && (refs = sdp_stat_of("ZcopyPageRefs")) != 0; i++)
 		usleep(100000);
 	CHECK(refs == 0, "after close() with SO_LINGER {1,0}, every page released (%ld held)", refs);
 	close(s);
@@ -851,7 +835,7 @@ static int sink_send_nb(int fd)
 static void sink_recv(int fd)
 {
 	unsigned char *buf = malloc((1 << 20) + 4096);
-	long before = stat_of("RxZcopySinkBytes"), want = 0;
+	long before = sdp_stat_of("RxZcopySinkBytes"), want = 0;
 	uint32_t sizes[4];
 	int i;
 
@@ -873,9 +857,9 @@ static void sink_recv(int fd)
 		 */
 		want += sizes[i] < (255 << 12) ? sizes[i] : (255 << 12);
 	}
-	CHECK(stat_of("RxZcopySinkBytes") - before >= want,
+	CHECK(sdp_stat_of("RxZcopySinkBytes") - before >= want,
 	      "written straight into the buffers: %ld bytes (at least %ld)",
-	      stat_of("RxZcopySinkBytes") - before, want);
+	      sdp_stat_of("RxZcopySinkBytes") - before, want);
 	free(buf);
 }
 
@@ -1234,20 +1218,6 @@ static int run_shutread(void)
 
 /* ---- fork while the peer writes into our pinned buffer ------------------- */
 
-static long long stat_get(const char *name)
-{
-	FILE *f = fopen("/proc/net/sdpstats", "r");
-	char k[64];
-	long long v, r = -1;
-
-	while (f && fscanf(f, "%63s %lld", k, &v) == 2)
-		if (!strcmp(k, name))
-			r = v;
-	if (f)
-		fclose(f);
-	return r;
-}
-
 struct reader {
 	int fd;
 	unsigned char *buf;
@@ -1268,7 +1238,7 @@ static int run_forkcow(void)
 	int l = listener(port), c = connector(port), s = accept_one(l);
 	unsigned char *data = malloc(N);
 	struct reader rd = { s, NULL, 0 };
-	long long sink0 = stat_get("RxZcopySinkBytes");
+	long long sink0 = sdp_stat_of("RxZcopySinkBytes");
 	pthread_t t;
 	pid_t pid;
 	uint32_t i;
@@ -1289,7 +1259,7 @@ static int run_forkcow(void)
 	send_all(c, data, N);
 	pthread_join(t, NULL);
 	waitpid(pid, NULL, 0);
-	CHECK(stat_get("RxZcopySinkBytes") - sink0 >= N,
+	CHECK(sdp_stat_of("RxZcopySinkBytes") - sink0 >= N,
 	      "the peer wrote into the buffer (SinkAvail)");
 	CHECK(rd.got == N && first_bad(rd.buf, N, 21) == N,
 	      "after a fork() and a write, the reader has the peer's bytes (%zd, first bad byte %zu)",
