@@ -400,15 +400,16 @@ static void sdp_rport_put(struct sdp_rport *g)
  */
 void sdp_rport_release(struct sdp_sock *ssk)
 {
-	struct sdp_rport *g;
+	struct sdp_rport *g = ssk->rport;
 
+	/* ->rport changes only in its owner's bind(), connect() and here */
+	if (!g)
+		return;
 	lock_sock(&ssk->sk);
 	sdp_rport_unlisten(ssk);
-	g = ssk->rport;
 	ssk->rport = NULL;
 	release_sock(&ssk->sk);
-	if (g)
-		sdp_rport_put(g);
+	sdp_rport_put(g);
 }
 
 /**
@@ -434,7 +435,6 @@ int sdp_rport_unshare(struct sdp_sock *ssk)
 	}
 	list_del(&g->node);
 	mutex_unlock(&sdp_rport_mutex);
-	sdp_rport_unlisten(ssk);
 	ssk->rport = NULL;
 	__set_bit(SDP_F_ID_USED, &ssk->flags);	/* renewed, and bound */
 	release_sock(&ssk->sk);
