@@ -212,6 +212,38 @@ static int serve(const int *ls, int n, int *got, int *clients)
 	return done;
 }
 
+/* The last listener gone, the member that only bound keeps the port; it
+ * may listen and take connections, and stop again; then it closes.
+ */
+static void idle_member(int idle, const char *name)
+{
+	struct pollfd pfd = { .fd = idle, .events = POLLIN };
+	int fd, c = -1, err;
+
+	fd = bound(false);
+	CHECK(fd == -EADDRINUSE, "%s: the bound member keeps the port: "
+	      "EADDRINUSE (%s)", name, errname(fd < 0 ? -fd : 0));
+	if (fd >= 0)
+		close(fd);
+	err = listen(idle, NCONN) ? errno : 0;
+	fd = err ? -err : client(0);
+	if (fd >= 0 && poll(&pfd, 1, 20000) == 1)
+		c = accept(idle, NULL, NULL);
+	CHECK(c >= 0, "%s: it listens now and takes a connection (%s)", name,
+	      errname(fd < 0 ? -fd : c < 0 ? errno : 0));
+	if (c >= 0)
+		close(c);
+	if (fd >= 0)
+		close(fd);
+	shutdown(idle, SHUT_RD);
+	fd = client(0);
+	CHECK(fd == -ECONNREFUSED, "%s: shut down, refused again (%s)", name,
+	      errname(fd < 0 ? -fd : 0));
+	if (fd >= 0)
+		close(fd);
+	close(idle);
+}
+
 int main(int argc, char **argv)
 {
 	int ls[NLISTEN], got[NLISTEN] = { 0 }, clients[NCONN + NMORE];
@@ -294,7 +326,7 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	if (idle >= 0)
-		close(idle);
+		idle_member(idle, name);
 	fd = bound(false);
 	if (fd >= 0 && listen(fd, 1))
 		fd = -errno;

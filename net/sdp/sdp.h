@@ -233,6 +233,9 @@ enum {
 				 * address (sdp_local.c)
 				 */
 	SDP_F_LOCAL_LISTEN,	/* in the local listener table */
+	SDP_F_RPORT_HOLD,	/* holds its SO_REUSEPORT group's ids
+				 * listening (sdp_reuseport.c)
+				 */
 	SDP_F_LOCAL_CONN,	/* connecting or connected locally: the id
 				 * has no addresses to copy
 				 */
@@ -996,7 +999,8 @@ int sdp_rport_bind(struct sdp_sock *ssk, struct sockaddr_storage *addr,
 		   struct sdp_rport **newg);
 int sdp_rport_listen(struct sdp_sock *ssk, int backlog);
 void sdp_rport_listening(struct sdp_sock *ssk);
-void sdp_rport_unlisten(struct sdp_sock *ssk);
+bool sdp_rport_unlisten(struct sdp_sock *ssk);
+void sdp_rport_stop(struct sdp_sock *ssk);
 void sdp_rport_release(struct sdp_sock *ssk);
 int sdp_rport_unshare(struct sdp_sock *ssk);
 u32 sdp_rport_hash(const struct sockaddr_storage *peer);

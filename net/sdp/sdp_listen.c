@@ -402,9 +402,11 @@ int sdp_listen(struct socket *sock, int backlog)
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
 	struct rdma_cm_id *id_v4;
+	bool held = false;
 	int err;
 
 	lock_sock(sk);
+again:
 	err = -EINVAL;
 	if (sock->state != SS_UNCONNECTED)
 		goto out;
@@ -423,9 +425,11 @@ int sdp_listen(struct socket *sock, int backlog)
 	/* a port shared by SO_REUSEPORT: its group's ids listen;
 	 * bound where no RDMA device is: local connections only
 	 */
-	if (ssk->rport)
+	if (ssk->rport) {
 		err = sdp_rport_listen(ssk, max(backlog, SDP_CM_BACKLOG));
-	else if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
+		if (err == -EAGAIN)	/* waited, unlocked */
+			goto again;
+	} else if (!test_bit(SDP_F_LOCAL_BIND, &ssk->flags))
 		err = sdp_listen_any_port(ssk, max(backlog, SDP_CM_BACKLOG),
 					  &tried);
 	if (err) {
@@ -446,6 +450,7 @@ int sdp_listen(struct socket *sock, int backlog)
 	err = sdp_transports_listen(ssk);
 	if (err) {
 		ssk->last_bind_err = -err;
+		held = sdp_rport_unlisten(ssk);
 		goto out;
 	}
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
@@ -453,6 +458,8 @@ int sdp_listen(struct socket *sock, int backlog)
 	sdp_rport_listening(ssk);
 out:
 	release_sock(sk);
+	if (held)
+		sdp_rport_stop(ssk);
 destroy_tried:
 	while (tried.n)
 		rdma_destroy_id(tried.id[--tried.n]);
@@ -471,9 +478,10 @@ void sdp_listen_stop(struct sock *sk)
 	struct rdma_cm_id *id_v4;
 	LIST_HEAD(pending);
 	LIST_HEAD(queue);
+	bool held;
 
 	lock_sock(sk);
-	sdp_rport_unlisten(ssk);
+	held = sdp_rport_unlisten(ssk);
 	sdp_transports_unlisten(ssk);
 	if (sk->sk_state == TCP_LISTEN)
 		sdp_set_state(sk, TCP_CLOSE);
@@ -487,6 +495,8 @@ void sdp_listen_stop(struct sock *sk)
 	release_sock(sk);
 	if (id_v4)
 		rdma_destroy_id(id_v4);
+	if (held)
+		sdp_rport_stop(ssk);	/* the group's ids, if the last */
 
 	/* requests still waiting are refused, as TCP resets their SYNs */
 	list_for_each_entry_safe(req, rtmp, &pending, node) {

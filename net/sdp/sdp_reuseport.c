@@ -13,8 +13,12 @@
  * TCP_LISTEN, chosen by a hash of the peer's address and port, as TCP's
  * reuseport_select_sock() spreads them; the local transport asks the
  * same of its listener table (sdp_rport_pick()).  Members come and go;
- * the ids stay with the group until its last member closes, so a
- * listener that closes never takes the port from the others.
+ * the port stays with the group until its last member closes, so a
+ * listener that closes never takes it from the others.  When the last
+ * listener stops, the group's ids stop listening too, as a lone
+ * listener's do: its listening ids are destroyed and a fresh id bound
+ * to the address in their place (sdp_rport_stop()), so that no request
+ * is taken and, on iWARP, no device's TCP listener holds the port.
  *
  * Objects: struct sdp_rport, on sdp_rports; each member holds a
  * reference (ssk->rport, from bind to sdp_rport_release()).  The ids'
@@ -23,12 +27,20 @@
  * sdp_rport_cm_event() gives it the chosen member's before the socket
  * core's handler sees it.
  *
- * Locks: sdp_rport_mutex guards sdp_rports and the group's binding and
- * listening; a socket's lock may be held when it is taken.  g->lock (a
- * leaf) guards the listeners and the ids' pointers: the rdma_cm handler
- * takes it, never the mutex.  The ids are destroyed with neither held,
- * nor any socket lock (see sdp.h).  A group lives while its listening ids
- * do, so a handler running on one of them may use it.
+ * States: bound (ids bound, not listening); listening (g->listening,
+ * once a member's listen() made its ids listen: g->nholds members hold
+ * it so, SDP_F_RPORT_HOLD); stopping (g->stopping, while the last
+ * holder's sdp_rport_stop() destroys the listening ids and binds a
+ * fresh one: a listen() or connect() of a member waits for it, its
+ * socket unlocked, then starts again).
+ *
+ * Locks: sdp_rport_mutex guards sdp_rports and the group's binding,
+ * listening and holders; a socket's lock may be held when it is taken.
+ * g->lock (a leaf) guards the listeners and the ids' pointers: the
+ * rdma_cm handler takes it, never the mutex.  The ids are destroyed with
+ * neither held, nor any socket lock (see sdp.h): a request on them may
+ * be waiting for a member's socket lock.  A group lives while its
+ * listening ids do, so a handler running on one of them may use it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +60,10 @@ struct sdp_rport {
 	bool			v6only;
 	bool			local_bind;	/* SDP_F_LOCAL_BIND */
 	bool			listening;	/* its ids listen */
+	bool			stopping;	/* sdp_rport_stop() renews them */
+	bool			reuse;		/* the ids' reuseaddr */
+	unsigned int		nholds;		/* members holding them so */
+	wait_queue_head_t	stop_wq;	/* for !stopping */
 	spinlock_t		lock;
 	struct list_head	listeners;	/* ssk->rport_node, in TCP_LISTEN */
 	unsigned int		nlisten;
@@ -229,6 +245,7 @@ struct sdp_rport *sdp_rport_new(struct sock *sk)
 	g->uid = sk->sk_uid;
 	spin_lock_init(&g->lock);
 	INIT_LIST_HEAD(&g->listeners);
+	init_waitqueue_head(&g->stop_wq);
 	return g;
 }
 
@@ -320,6 +337,7 @@ int sdp_rport_bind(struct sdp_sock *ssk, struct sockaddr_storage *addr,
 		       sizeof(ssk->local));
 	memcpy(&g->addr, addr, sizeof(g->addr));
 	g->v6only = ssk->v6only;
+	g->reuse = ssk->sk.sk_reuse;
 	g->local_bind = test_bit(SDP_F_LOCAL_BIND, &ssk->flags);
 	list_add(&g->node, &sdp_rports);
 	ssk->rport = g;
@@ -328,12 +346,38 @@ out:
 	return err;
 }
 
+/* A member waits, its socket unlocked, while the group's ids are renewed
+ * (the mutex held on entry, dropped).  Its own reference keeps the group;
+ * the one taken here keeps a connect() of another thread of the owner
+ * from giving the group up meanwhile (sdp_rport_unshare()).
+ *
+ * Return: -EAGAIN to start again, the socket locked again; or -EINTR.
+ */
+static int sdp_rport_wait(struct sdp_sock *ssk, struct sdp_rport *g)
+	__releases(&sdp_rport_mutex)
+{
+	int err;
+
+	refcount_inc(&g->ref);
+	mutex_unlock(&sdp_rport_mutex);
+	release_sock(&ssk->sk);
+	err = wait_event_killable(g->stop_wq, !READ_ONCE(g->stopping));
+	lock_sock(&ssk->sk);
+	refcount_dec(&g->ref);	/* never the last: the member's stays */
+	return err ? -EINTR : -EAGAIN;
+}
+
 /**
  * sdp_rport_listen - a member listens: the group's ids listen too
  * @ssk: the socket, locked, a member
  * @backlog: rdma_cm's
  *
- * Return: 0 or a negative errno.
+ * The member holds the ids listening (SDP_F_RPORT_HOLD) until it stops,
+ * whether or not its listen() goes on to succeed: sdp_rport_unlisten()
+ * and sdp_rport_stop() undo it.
+ *
+ * Return: 0; -EAGAIN if the socket's lock was dropped to wait, to start
+ * again; or a negative errno.
  */
 int sdp_rport_listen(struct sdp_sock *ssk, int backlog)
 {
@@ -344,14 +388,22 @@ int sdp_rport_listen(struct sdp_sock *ssk, int backlog)
 	sdp_assert_locked(ssk);
 
 	mutex_lock(&sdp_rport_mutex);
+	if (g->stopping)
+		return sdp_rport_wait(ssk, g);
+	/* no id: the device went away, or the port was taken from the
+	 * group while it renewed its id; local connections only
+	 */
 	if (!g->listening && !g->local_bind && g->id) {
 		err = sdp_listen_ids(ssk, g->id, &id_v4, backlog);
 		spin_lock(&g->lock);
-		g->id_v4 = id_v4;	/* freed with the group on error */
+		g->id_v4 = id_v4;	/* destroyed with the group on error */
 		spin_unlock(&g->lock);
 	}
-	if (!err)
+	if (!err) {
 		g->listening = true;
+		g->nholds++;
+		__set_bit(SDP_F_RPORT_HOLD, &ssk->flags);
+	}
 	mutex_unlock(&sdp_rport_mutex);
 	return err;
 }
@@ -370,18 +422,27 @@ void sdp_rport_listening(struct sdp_sock *ssk)
 	spin_unlock(&g->lock);
 }
 
-/* The member, locked, stops listening. */
-void sdp_rport_unlisten(struct sdp_sock *ssk)
+/**
+ * sdp_rport_unlisten - a member stops listening
+ * @ssk: the socket, locked
+ *
+ * Return: true if it held the group's ids listening: the caller then
+ * calls sdp_rport_stop() once the socket is unlocked.
+ */
+bool sdp_rport_unlisten(struct sdp_sock *ssk)
 {
 	struct sdp_rport *g = ssk->rport;
 
 	sdp_assert_locked(ssk);
-	if (!g || list_empty(&ssk->rport_node))
-		return;
-	spin_lock(&g->lock);
-	list_del_init(&ssk->rport_node);
-	g->nlisten--;
-	spin_unlock(&g->lock);
+	if (!g)
+		return false;
+	if (!list_empty(&ssk->rport_node)) {
+		spin_lock(&g->lock);
+		list_del_init(&ssk->rport_node);
+		g->nlisten--;
+		spin_unlock(&g->lock);
+	}
+	return __test_and_clear_bit(SDP_F_RPORT_HOLD, &ssk->flags);
 }
 
 /* Drop a member's reference; not under any socket lock. */
@@ -392,6 +453,76 @@ static void sdp_rport_put(struct sdp_rport *g)
 	list_del(&g->node);
 	mutex_unlock(&sdp_rport_mutex);
 	sdp_rport_free(g);
+}
+
+/* A fresh id for a group whose listening ids went: bound to its address,
+ * as sdp_bind_id() bound the first.  Return: the id, or NULL if it could
+ * not be had (then the group is for local connections only).
+ */
+static struct rdma_cm_id *sdp_rport_renew_id(struct sdp_rport *g)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(g->net, sdp_rport_cm_event,
+			    (void *)((unsigned long)g | SDP_RPORT_TAG),
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return NULL;
+	if (g->reuse)
+		rdma_set_reuseaddr(id, 1);
+	rdma_set_afonly(id, g->addr.ss_family != AF_INET6 || g->v6only);
+	if (!rdma_bind_addr(id, (struct sockaddr *)&g->addr))
+		return id;
+	rdma_destroy_id(id);	/* never listened: no handler runs */
+	return NULL;
+}
+
+/**
+ * sdp_rport_stop - a member that held the group's ids listening stopped
+ * @ssk: the member, not locked (its owner's call: ->rport stays)
+ *
+ * When the last such member stops, the ids stop listening: they are
+ * destroyed, as a lone listener's are, and a fresh id bound in their
+ * place keeps the port for the members still bound.  Requests that come
+ * meanwhile are refused (no member listens).
+ */
+void sdp_rport_stop(struct sdp_sock *ssk)
+{
+	struct sdp_rport *g = ssk->rport;
+	struct rdma_cm_id *id, *id_v4, *fresh;
+
+	mutex_lock(&sdp_rport_mutex);
+	if (--g->nholds || !g->listening || g->local_bind) {
+		if (!g->nholds)
+			g->listening = false;
+		mutex_unlock(&sdp_rport_mutex);
+		return;
+	}
+	g->listening = false;
+	g->stopping = true;
+	refcount_inc(&g->ref);	/* the member may go while we sleep */
+	spin_lock(&g->lock);
+	id = g->id;
+	id_v4 = g->id_v4;
+	g->id = NULL;
+	g->id_v4 = NULL;
+	spin_unlock(&g->lock);
+	mutex_unlock(&sdp_rport_mutex);
+
+	if (id_v4)
+		rdma_destroy_id(id_v4);
+	if (id)
+		rdma_destroy_id(id);
+	fresh = sdp_rport_renew_id(g);
+
+	mutex_lock(&sdp_rport_mutex);
+	spin_lock(&g->lock);
+	g->id = fresh;
+	spin_unlock(&g->lock);
+	g->stopping = false;
+	mutex_unlock(&sdp_rport_mutex);
+	wake_up_all(&g->stop_wq);
+	sdp_rport_put(g);
 }
 
 /**
@@ -406,7 +537,7 @@ void sdp_rport_release(struct sdp_sock *ssk)
 	if (!g)
 		return;
 	lock_sock(&ssk->sk);
-	sdp_rport_unlisten(ssk);
+	WARN_ON_ONCE(sdp_rport_unlisten(ssk));	/* sdp_listen_stop() did */
 	ssk->rport = NULL;
 	release_sock(&ssk->sk);
 	sdp_rport_put(g);
@@ -420,15 +551,24 @@ void sdp_rport_release(struct sdp_sock *ssk)
  * its alone: a group no one else is in is given up and the socket's own
  * id bound to the address (sdp_renew_id()).
  *
- * Return: 0, or -EADDRNOTAVAIL if other sockets share the port.
+ * Return: 0; -EADDRNOTAVAIL if other sockets share the port; -EINTR.
  */
 int sdp_rport_unshare(struct sdp_sock *ssk)
 {
-	struct sdp_rport *g = ssk->rport;
+	struct sdp_rport *g;
+	int err;
 
+again:
+	g = ssk->rport;
 	if (!g)
 		return 0;
 	mutex_lock(&sdp_rport_mutex);
+	if (g->stopping) {
+		err = sdp_rport_wait(ssk, g);
+		if (err != -EAGAIN)
+			return err;
+		goto again;
+	}
 	if (refcount_read(&g->ref) != 1) {
 		mutex_unlock(&sdp_rport_mutex);
 		return -EADDRNOTAVAIL;
