@@ -178,6 +178,10 @@ enum sdp_buf_kind {
 	SDP_BUF_ZC_RW,	/* an RDMA READ op's completion */
 	SDP_BUF_RG,	/* a region batch's last REG_MR or LOCAL_INV */
 	SDP_BUF_LOCAL,	/* bytes from a peer on this host (sdp_local_data.c) */
+	SDP_BUF_PAGES,	/* ... its pages, held by reference, not copied:
+			 * ->data an array of ->size struct bio_vec, read
+			 * by copying from them (sdp_local_page.c)
+			 */
 	SDP_BUF_SPILL,	/* received data copied out of its receive buffer,
 			 * which went back to the peer (sdp_window.c)
 			 */
@@ -838,7 +842,7 @@ enum sdp_mib_field {
 	SDP_MIB_RECV_POLLS,
 	SDP_MIB_RECV_POLL_HITS,
 	SDP_MIB_TX_ZC_PAGE_BYTES,
-	SDP_MIB_ZC_PAGE_REFS,	/* a gauge: sendfile()'s pages held now */
+	SDP_MIB_ZC_PAGE_REFS,	/* a gauge: pages held by reference now */
 	SDP_MIB_BUF_BYTES,	/* a gauge: buffer memory held now */
 	SDP_MIB_BUF_ALLOC_FAILS,
 	SDP_MIB_RCVBUF_GROWS,
@@ -848,6 +852,7 @@ enum sdp_mib_field {
 	SDP_MIB_LOCAL_TX_BYTES,
 	SDP_MIB_LOCAL_RX_BYTES,
 	SDP_MIB_LOCAL_SINK_BYTES,
+	SDP_MIB_LOCAL_PAGE_BYTES,	/* sent as pages by reference */
 	SDP_MIB_CONN_PORT_RETRIES,
 	SDP_MIB_LISTEN_PORT_RETRIES,
 	SDP_MIB_RX_SPILL_BYTES,

@@ -659,7 +659,7 @@ static void sdp_local_conn_free(struct sdp_conn *conn)
 	struct sdp_buf *buf, *tmp;
 
 	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list)
-		if (buf->kind == SDP_BUF_LOCAL)
+		if (buf->kind == SDP_BUF_LOCAL || buf->kind == SDP_BUF_PAGES)
 			sdp_local_buf_free(ssk, buf);
 	if (conn->local_held)
 		sdp_local_buf_free(ssk, conn->local_held);
@@ -671,6 +671,7 @@ const struct sdp_transport sdp_local_transport = {
 	.name		= "local",
 	.sendmsg	= sdp_local_sendmsg,
 	.sink		= sdp_local_sink,
+	.send_page	= sdp_local_send_page,
 	.rx_done	= sdp_local_rx_done,
 	.rx_purge	= sdp_local_rx_purge,
 	.flush		= sdp_local_flush,

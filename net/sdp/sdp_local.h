@@ -31,7 +31,7 @@ size_t sdp_local_sink_fill(struct sdp_sock *ssk, struct msghdr *msg);
 /* One end of a link: what the other end sent it, not yet applied. */
 struct sdp_local_end {
 	struct sdp_sock		*ssk;	/* NULL once its teardown ran */
-	struct list_head	inbox;	/* struct sdp_buf, SDP_BUF_LOCAL */
+	struct list_head	inbox;	/* struct sdp_buf, LOCAL or PAGES */
 	bool			fin;	/* the other end's FIN, after inbox */
 	bool			rst;	/* the other end reset */
 	bool			fin_wait; /* its FIN sent, bytes of its beyond
@@ -61,6 +61,21 @@ struct sdp_local_link {
 };
 
 void sdp_local_ack_work(struct work_struct *work);
+
+/* sdp_local_data.c: for the page messages */
+struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
+				    struct sdp_sock *peer, u32 size, u8 kind);
+int sdp_local_push_held(struct sdp_sock *ssk);
+long sdp_local_room(const struct sdp_sock *ssk);
+int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo);
+void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer);
+
+/* sdp_local_page.c: sendfile()'s pages by reference */
+#define SDP_LOCAL_PAGES		32	/* a page message's pages, at most */
+ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
+			    struct page *page, size_t offset, size_t size,
+			    int flags, bool notlast);
+void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf);
 
 /* sdp_local_region.c: one-sided RDMA, by copy */
 struct sdp_local_region;

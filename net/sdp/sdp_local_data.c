@@ -23,7 +23,9 @@
  *
  * Single copy: a reader that waits with a large buffer and nothing to
  * read offers its pages (struct sdp_local_sink); a sender copies straight
- * into them, and the reader counts them read (LocalSinkBytes).
+ * into them, and the reader counts them read (LocalSinkBytes).  And
+ * sendfile()'s pages go by reference (SDP_BUF_PAGES, sdp_local_page.c):
+ * the reader copies from them.
  *
  * Locks: see sdp_local.c.  sdp_local_apply() runs under the socket lock
  * (owned, or its spinlock with no owner) and never sends.
@@ -39,10 +41,21 @@
 #include "sdp.h"
 #include "sdp_local.h"
 
-/* The memory a message takes, which is what it costs the window. */
+/* The memory a message takes. */
 static u32 sdp_local_truesize(const struct sdp_buf *buf)
 {
+	if (buf->kind == SDP_BUF_PAGES)
+		return sizeof(*buf) + SDP_LOCAL_PAGES * sizeof(struct bio_vec);
 	return sizeof(*buf) + buf->size;
+}
+
+/* What a message costs the window: its memory, and the bytes of the
+ * pages it holds, which are the sender's file's or its own until read.
+ */
+static u32 sdp_local_cost(const struct sdp_buf *buf)
+{
+	return sdp_local_truesize(buf) +
+	       (buf->kind == SDP_BUF_PAGES ? buf->len : 0);
 }
 
 /* Who pays for a message of @alloc bytes to @peer: the peer, for what its
@@ -66,6 +79,8 @@ static struct sdp_sock *sdp_local_payer(struct sdp_sock *ssk,
  * @ssk: the sender, locked
  * @peer: the receiver, held
  * @size: bytes; what kmalloc() rounds the message up to is usable too
+ * @kind: SDP_BUF_LOCAL, or SDP_BUF_PAGES for SDP_LOCAL_PAGES pages by
+ *	reference (@size unused)
  *
  * Charged to the payer's memory cgroup (sdp_local_payer()), which must
  * have room for it (sdp_buf_room()): a cgroup near its limit refuses,
@@ -76,10 +91,13 @@ static struct sdp_sock *sdp_local_payer(struct sdp_sock *ssk,
  *
  * Return: the message, or NULL (no memory now).
  */
-static struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
-					   struct sdp_sock *peer, u32 size)
+struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
+				    struct sdp_sock *peer, u32 size, u8 kind)
 {
-	u32 alloc = kmalloc_size_roundup(sizeof(struct sdp_buf) + size);
+	u32 alloc = kind == SDP_BUF_PAGES ?
+		    sizeof(struct sdp_buf) +
+		    SDP_LOCAL_PAGES * sizeof(struct bio_vec) :
+		    kmalloc_size_roundup(sizeof(struct sdp_buf) + size);
 	struct sdp_sock *payer = sdp_local_payer(ssk, peer, alloc);
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
 	struct mem_cgroup *old;
@@ -97,16 +115,18 @@ static struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
 		return NULL;
 	memset(buf, 0, sizeof(*buf));
 	INIT_LIST_HEAD(&buf->list);
-	buf->kind = SDP_BUF_LOCAL;
+	buf->kind = kind;
 	buf->mid = SDP_MID_DATA;
 	buf->data = buf + 1;
-	buf->size = alloc - sizeof(*buf);
+	buf->size = kind == SDP_BUF_PAGES ? 0 : alloc - sizeof(*buf);
 	sdp_buf_account(ssk, sdp_local_truesize(buf));
 	return buf;
 }
 
 void sdp_local_buf_free(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
+	if (buf->kind == SDP_BUF_PAGES)
+		sdp_local_pages_put(ssk, buf);
 	sdp_buf_account(ssk, -(long)sdp_local_truesize(buf));
 	kfree(buf);
 }
@@ -260,7 +280,7 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 void sdp_local_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	sdp_assert_locked(ssk);
-	sdp_local_window(ssk, sdp_local_truesize(buf));
+	sdp_local_window(ssk, sdp_local_cost(buf));
 	sdp_local_buf_free(ssk, buf);
 }
 
@@ -291,7 +311,7 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 	if (buf) {
 		list_add_tail(&buf->list, &other->inbox);
 		sdp_local_unread(ssk, ssk->tx_local_unread +
-				 sdp_local_truesize(buf));
+				 sdp_local_cost(buf));
 		/* the receiver holds it now: its BufferBytes */
 		sdp_buf_account(ssk, -(long)sdp_local_truesize(buf));
 		sdp_buf_account(peer, sdp_local_truesize(buf));
@@ -322,7 +342,7 @@ static int sdp_local_deliver(struct sdp_sock *ssk, struct sdp_buf *buf,
 }
 
 /* Send the held message, if any (an empty one is dropped). */
-static int sdp_local_push_held(struct sdp_sock *ssk)
+int sdp_local_push_held(struct sdp_sock *ssk)
 {
 	struct sdp_buf *buf = ssk->conn->local_held;
 
@@ -371,7 +391,7 @@ void sdp_local_flush(struct sdp_sock *ssk, bool push)
 /* Bytes the window (sdp_local_limits()) still takes: less what the peer
  * has not read and what we hold.
  */
-static long sdp_local_room(const struct sdp_sock *ssk)
+long sdp_local_room(const struct sdp_sock *ssk)
 {
 	return (long)READ_ONCE(ssk->tx_local_limit) -
 	       (long)READ_ONCE(ssk->tx_local_unread) -
@@ -391,7 +411,7 @@ bool sdp_local_writable(const struct sdp_sock *ssk)
 }
 
 /* Wait for window; 0 to try again, or a negative errno. */
-static int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
+int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &ssk->sk;
@@ -445,7 +465,7 @@ static int sdp_local_wait_mem(struct sdp_sock *ssk, long *timeo)
  * send buffer, each what SO_RCVBUF or SO_SNDBUF set, else what TCP's
  * may grow to (sdp_window.c).
  */
-static void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer)
+void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer)
 {
 	u32 rcv = max_t(u32, sdp_rcv_budget(peer), SOCK_MIN_RCVBUF);
 	u32 snd = sdp_snd_budget(ssk);
@@ -466,7 +486,8 @@ static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
 	struct sdp_sock *peer;
 	u32 size;
 
-	if (buf && !buf->flags && buf->len < buf->size) {
+	if (buf && buf->kind == SDP_BUF_LOCAL && !buf->flags &&
+	    buf->len < buf->size) {
 		*n = min_t(size_t, *n, buf->size - buf->len);
 		return buf;
 	}
@@ -478,7 +499,7 @@ static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
 	sdp_local_limits(ssk, peer);
 	*n = min_t(size_t, *n, room);
 	size = hold ? min_t(long, SDP_LOCAL_CHUNK, room) : *n;
-	buf = sdp_local_buf_alloc(ssk, peer, size);
+	buf = sdp_local_buf_alloc(ssk, peer, size, SDP_BUF_LOCAL);
 	sock_put(&peer->sk);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);

@@ -87,6 +87,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_LOCAL_TX_BYTES]	= "LocalTxBytes",
 	[SDP_MIB_LOCAL_RX_BYTES]	= "LocalRxBytes",
 	[SDP_MIB_LOCAL_SINK_BYTES]	= "LocalSinkBytes",
+	[SDP_MIB_LOCAL_PAGE_BYTES]	= "LocalPageBytes",
 	[SDP_MIB_CONN_PORT_RETRIES]	= "ConnPortRetries",
 	[SDP_MIB_LISTEN_PORT_RETRIES]	= "ListenPortRetries",
 	[SDP_MIB_RX_SPILL_BYTES]	= "RxSpillBytes",

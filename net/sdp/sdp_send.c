@@ -271,24 +271,37 @@ static struct page *sdp_iter_page(const struct iov_iter *iter, size_t *off,
 	return nth_page(bv->bv_page, at >> PAGE_SHIFT);
 }
 
-/* One page of @msg by reference, on the socket's connection, if its
- * transport can; 0: copy it.
+/* Pages of @msg by reference, on the socket's connection, for as long as
+ * its transport takes them whole.  Return: bytes taken (0: copy the next
+ * page), or a negative errno if none was.
  */
-static ssize_t sdp_sendmsg_page(struct sock *sk, struct msghdr *msg,
-				struct page *page, size_t off, size_t len,
+static ssize_t sdp_sendmsg_refs(struct sock *sk, struct msghdr *msg,
 				bool notlast)
 {
+	struct iov_iter *iter = &msg->msg_iter;
+	size_t taken = 0, off, len;
 	struct sdp_conn *conn;
-	ssize_t ret = 0;
+	struct page *page;
+	ssize_t n = 0;
+	bool more;
 
 	lock_sock(sk);
 	conn = sdp_conn_get(sdp_sk(sk));	/* kept while we sleep */
-	if (conn->tp->send_page)
-		ret = conn->tp->send_page(sdp_sk(sk), conn, page, off, len,
-					  msg->msg_flags, notlast);
+	while (conn->tp->send_page && iov_iter_count(iter)) {
+		page = sdp_iter_page(iter, &off, &len);
+		more = notlast || iov_iter_count(iter) > len;
+		n = conn->tp->send_page(sdp_sk(sk), conn, page, off, len,
+					msg->msg_flags, more);
+		if (n <= 0)
+			break;
+		iov_iter_advance(iter, n);
+		taken += n;
+		if (n < len)
+			break;
+	}
 	sdp_conn_put(conn);
 	release_sock(sk);
-	return ret;
+	return taken ?: n;
 }
 
 /**
@@ -309,25 +322,26 @@ ssize_t sdp_sendmsg_pages(struct socket *sock, struct msghdr *msg,
 	int flags = msg->msg_flags & ~MSG_SPLICE_PAGES;
 	struct iov_iter *iter = &msg->msg_iter;
 	size_t copied = 0, off, len, rest;
-	struct page *page;
 	bool more;
 	ssize_t n;
 
 	while (iov_iter_count(iter)) {
-		page = sdp_iter_page(iter, &off, &len);
-		more = notlast || iov_iter_count(iter) > len;
-		n = sdp_sendmsg_page(sock->sk, msg, page, off, len, more);
+		n = sdp_sendmsg_refs(sock->sk, msg, notlast);
 		if (n > 0) {
-			iov_iter_advance(iter, n);
-		} else if (!n) {
-			/* copied, this page only */
-			rest = iov_iter_count(iter) - len;
-			msg->msg_flags = flags | (more ? MSG_MORE : 0);
-			iov_iter_truncate(iter, len);
-			n = sdp_sendmsg(sock, msg, len);
-			iov_iter_reexpand(iter, iov_iter_count(iter) + rest);
-			msg->msg_flags = flags | MSG_SPLICE_PAGES;
+			copied += n;
+			continue;
 		}
+		if (n < 0)
+			return copied ?: n;
+		/* copied, this page only */
+		sdp_iter_page(iter, &off, &len);
+		more = notlast || iov_iter_count(iter) > len;
+		rest = iov_iter_count(iter) - len;
+		msg->msg_flags = flags | (more ? MSG_MORE : 0);
+		iov_iter_truncate(iter, len);
+		n = sdp_sendmsg(sock, msg, len);
+		iov_iter_reexpand(iter, iov_iter_count(iter) + rest);
+		msg->msg_flags = flags | MSG_SPLICE_PAGES;
 		if (n <= 0)
 			return copied ?: n;
 		copied += n;

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_sdp: the local transport's pages by reference.
+ *
+ * sendfile() and splice() hand a socket a pipe's pages (sdp_send.c,
+ * ->send_page()).  On a local connection each page is referenced
+ * (get_page()), not copied, into a page message (SDP_BUF_PAGES: up to
+ * SDP_LOCAL_PAGES struct bio_vec), which goes to the peer as any local
+ * message does; the reader copies from the pages (sdp_recv.c), once,
+ * where a copy through a message would be twice.  As in TCP's skbs, the
+ * peer reads a file's pages as they are when it reads them: a page
+ * written after sendfile() returned is read as written, a page truncated
+ * away is read as it was (the reference keeps it, off the page cache).
+ *
+ * A page message is held open (->local_held, as corked bytes are) while
+ * more pages of the same sendfile() follow: the pipe's next pages at
+ * once (@notlast), or the next pipe-full (MSG_MORE), which the cork timer
+ * and splice_eof push at the latest; it goes when full, or with the last
+ * page.  Bytes sent by sendmsg() first push it, keeping the stream in
+ * order.
+ *
+ * Bounds: a page message costs the window its memory and the bytes it
+ * references (sdp_local_cost()), so the pages a sender makes its peer's
+ * queue hold are bounded by the window, as the bytes of a copy are; the
+ * message's memory is charged as any local message's (its payer's memory
+ * cgroup).  Pages are released when the peer has read them, when a
+ * connection is reset or freed with them unread, and with a held message
+ * at teardown (sdp_local_buf_free()); ZcopyPageRefs counts those held.
+ *
+ * Locks: the sender's socket lock, as for the rest of sendmsg().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <net/tcp.h>
+
+#include "sdp.h"
+#include "sdp_local.h"
+
+/* A page message with room for one more page, held: the one held, or a
+ * new one after pushing whatever else was held.  NULL: none to be had now
+ * (no peer, or no memory): the page is copied, which says why.
+ */
+static struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk)
+{
+	struct sdp_buf *buf = ssk->conn->local_held;
+	struct sdp_sock *peer;
+
+	if (buf && buf->kind == SDP_BUF_PAGES && buf->size < SDP_LOCAL_PAGES)
+		return buf;
+	if (buf && sdp_local_push_held(ssk))
+		return NULL;
+	peer = sdp_local_peer_get(ssk);
+	if (!peer)
+		return NULL;
+	sdp_local_limits(ssk, peer);
+	buf = sdp_local_buf_alloc(ssk, peer, 0, SDP_BUF_PAGES);
+	sock_put(&peer->sk);
+	ssk->conn->local_held = buf;
+	return buf;
+}
+
+/**
+ * sdp_local_send_page - the local transport's ->send_page()
+ * @ssk: the socket, locked
+ * @conn: the connection the caller holds
+ * @page: sendfile()'s or splice()'s page
+ * @offset: where its bytes start in it
+ * @size: how many
+ * @flags: the sendmsg() flags: MSG_MORE, MSG_DONTWAIT
+ * @notlast: more pages follow at once
+ *
+ * Return: @size (taken by reference), 0 (copy it: a page that cannot be
+ * referenced, no window for a non-blocking socket, or the connection is
+ * not usable, which the copy reports), or a negative errno.
+ */
+ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
+			    struct page *page, size_t offset, size_t size,
+			    int flags, bool notlast)
+{
+	bool more = notlast || (flags & MSG_MORE);
+	struct sock *sk = &ssk->sk;
+	struct bio_vec *bv;
+	struct sdp_buf *buf;
+	long timeo;
+	int err;
+
+	sdp_assert_locked(ssk);
+
+	if (!size || offset + size > PAGE_SIZE || !sendpage_ok(page))
+		return 0;
+	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN) ||
+		    !sdp_conn_usable(ssk) || !sdp_conn_same(ssk, conn))
+			return 0;
+		if (sdp_local_room(ssk) > 0)
+			break;
+		if (!timeo)
+			return 0;
+		err = sdp_local_wait_room(ssk, &timeo);
+		if (err)
+			return err;
+	}
+	buf = sdp_local_pages_for(ssk);
+	if (!buf)
+		return 0;
+
+	get_page(page);
+	SDP_INC_STATS(sock_net(sk), SDP_MIB_ZC_PAGE_REFS);
+	SDP_ADD_STATS(sock_net(sk), SDP_MIB_LOCAL_PAGE_BYTES, size);
+	bv = (struct bio_vec *)buf->data + buf->size++;
+	bv->bv_page = page;
+	bv->bv_len = size;
+	bv->bv_offset = offset;
+	buf->len += size;
+	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + size);
+	if (!more || buf->size == SDP_LOCAL_PAGES) {
+		err = sdp_local_push_held(ssk);
+		return err ? err : size;
+	}
+	if (!notlast)
+		sdp_cork_timer_arm(ssk);	/* the next pipe-full, as a rule */
+	return size;
+}
+
+/**
+ * sdp_local_pages_put - release a page message's pages
+ * @ssk: the socket that holds the message (its owner's net counts them)
+ * @buf: the message, SDP_BUF_PAGES, read, dropped or never sent
+ */
+void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct bio_vec *bv = buf->data;
+	u32 i;
+
+	for (i = 0; i < buf->size; i++)
+		put_page(bv[i].bv_page);
+	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
+		      -(long)buf->size);
+	buf->size = 0;
+}
