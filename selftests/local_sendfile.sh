@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# sendfile() and splice() on the local transport: the file's pages by
-# reference, the reader copying once (Documentation/sdp.rst, "The local
+# Pages by reference on the local transport - sendfile(), splice(),
+# MSG_ZEROCOPY - the reader copying once (Documentation/sdp.rst, "The local
 # transport"); selftests/sdp_lsendfile, first over TCP loopback for TCP's
 # answers, then over SDP to 127.0.0.1:
 #  - a pipe's 64 KiB spliced with SPLICE_F_MORE and nothing after, then
@@ -11,6 +11,8 @@
 #    truncated to nothing (read as it was), as on TCP;
 #  - a reader that never reads: the pages held stay within the window and
 #    go with a reset, or with the reader's close;
+#  - send(MSG_ZEROCOPY): no completion until the reader has copied (or
+#    closed unread), then one for each send, zero copy;
 #  - nothing leaks, the module unloads.
 . "$(dirname "$0")/lib.sh"
 

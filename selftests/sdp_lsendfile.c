@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sendfile() and splice() on one host, every byte checked, the same
- * program over TCP loopback and over SDP's local transport (where the
- * file's pages go by reference: sdp_local_page.c):
+ * Pages by reference on one host - sendfile(), splice(), MSG_ZEROCOPY -
+ * every byte checked, the same program over TCP loopback and over SDP's
+ * local transport (where the pages go by reference: sdp_local_page.c):
  *
  *   sdp_lsendfile tcp|sdp PORT [MODE...]
  *
@@ -21,6 +21,11 @@
  *             tcp_rmem[2] + tcp_wmem[2]); they go when the reader closes,
  *             unread, after the sender's reset (close with SO_LINGER
  *             {1, 0}) or before the sender's close
+ *   zerocopy  send(MSG_ZEROCOPY) of 8 x 256 KiB to a reader that has not
+ *             read: over SDP no completion comes until it reads, then all
+ *             eight, zero copy (TCP loopback copies them early: its
+ *             completions say so); again, and the reader closes unread:
+ *             the completions come
  *
  * TCP's answers are the reference: run it first; SDP must give the same.
  */
@@ -28,10 +33,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
+#include <linux/sdp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,13 +438,106 @@ static void run_hold(bool reset)
 	close(f);
 }
 
+/* ---- MSG_ZEROCOPY: completed when the reader has copied ------------------ */
+
+#define ZC_SENDS	8
+#define ZC_LEN		(256 << 10)
+
+/* Read zerocopy completions until [0, @want - 1] is covered or @ms pass
+ * with none; return how many sends they covered, *@copied if any said
+ * the bytes were copied.
+ */
+static unsigned int zc_reap(int fd, int ms, unsigned int want, bool *copied)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+	unsigned int got = 0;
+	char ctl[256];
+
+	while (got < want && poll(&p, 1, ms) > 0 && (p.revents & POLLERR)) {
+		struct msghdr m = { .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *cm;
+
+		if (recvmsg(fd, &m, MSG_ERRQUEUE) < 0)
+			break;
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+			struct sock_extended_err *e = (void *)CMSG_DATA(cm);
+
+			if (e->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			got += e->ee_data - e->ee_info + 1;
+			if (e->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				*copied = true;
+		}
+	}
+	return got;
+}
+
+static void run_zerocopy(bool unread)
+{
+	unsigned char *buf = malloc(ZC_SENDS * ZC_LEN), *in = malloc(1 << 16);
+	const char *how = unread ? "the reader closes unread" : "read";
+	int c, r, one = 1, i, n = 0;
+	size_t at = 0, bad = 0, total;
+	bool copied = false;
+	unsigned int got;
+	ssize_t w;
+
+	r = pair(&c, 0);
+	if (setsockopt(c, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) && sdp)
+		setsockopt(c, SOL_SDP, SDP_ZEROCOPY, &one, sizeof(one));
+	for (at = 0; at < ZC_SENDS * ZC_LEN; at++)
+		buf[at] = pat(at, FILE_SEED);
+	for (i = 0; i < ZC_SENDS; i++) {
+		w = send(c, buf + i * ZC_LEN, ZC_LEN,
+			 MSG_ZEROCOPY | MSG_DONTWAIT);
+		if (w != ZC_LEN)
+			break;
+		n++;
+	}
+	total = (size_t)n * ZC_LEN;
+	CHECK(n >= 2, "%s: %d sends of 256 KiB with MSG_ZEROCOPY taken whole",
+	      how, n);
+	if (sdp) {
+		got = zc_reap(c, 300, n, &copied);
+		CHECK(!got, "%s: no completion before the reader reads (%u)",
+		      how, got);
+	}
+	if (unread) {
+		close(r);
+	} else {
+		for (at = 0; at < total; ) {
+			ssize_t k = recv(r, in, 1 << 16, 0);
+
+			if (k <= 0)
+				break;
+			for (i = 0; i < k; i++)
+				bad += in[i] != pat(at + i, FILE_SEED);
+			at += k;
+		}
+		CHECK(at == total && !bad, "%s: all %zu bytes, %zu wrong",
+		      how, at, bad);
+	}
+	got = zc_reap(c, 5000, n, &copied);
+	CHECK(got == (unsigned int)n,
+	      "%s: then a completion for each of the %d sends (%u), %s", how,
+	      n, got, copied ? "copied" : "zero copy");
+	if (sdp)
+		CHECK(!copied, "%s: zero copy, not copied", how);
+	close(c);
+	if (!unread)
+		close(r);
+	free(buf);
+	free(in);
+}
+
 int main(int argc, char **argv)
 {
 	bool all = argc < 4;
 	int i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s tcp|sdp PORT [sizes|rewrite|truncate|hold]...\n",
+		fprintf(stderr, "usage: %s tcp|sdp PORT [sizes|rewrite|truncate|hold|zerocopy]...\n",
 			argv[0]);
 		return KSFT_FAIL;
 	}
@@ -455,6 +556,10 @@ int main(int argc, char **argv)
 		if (all || !strcmp(m, "hold")) {
 			run_hold(true);
 			run_hold(false);
+		}
+		if (all || !strcmp(m, "zerocopy")) {
+			run_zerocopy(false);
+			run_zerocopy(true);
 		}
 		if (all)
 			break;

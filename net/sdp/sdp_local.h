@@ -70,11 +70,30 @@ long sdp_local_room(const struct sdp_sock *ssk);
 int sdp_local_wait_room(struct sdp_sock *ssk, long *timeo);
 void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer);
 
-/* sdp_local_page.c: sendfile()'s pages by reference */
+/* sdp_local_page.c: pages by reference */
 #define SDP_LOCAL_PAGES		32	/* a page message's pages, at most */
+
+/**
+ * struct sdp_local_pages - a page message (SDP_BUF_PAGES)
+ * @buf: the message; ->data is @bv, ->size the pages in it
+ * @uarg: MSG_ZEROCOPY's or io_uring's notification, held until the pages
+ *	are released (the peer has copied them), or NULL
+ * @pinned: the sender's own pages, pinned (else referenced: a file's,
+ *	a pipe's, io_uring's fixed buffer's)
+ * @bv: the pages
+ */
+struct sdp_local_pages {
+	struct sdp_buf		buf;
+	struct ubuf_info	*uarg;
+	bool			pinned;
+	struct bio_vec		bv[SDP_LOCAL_PAGES];
+};
+
 ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 			    struct page *page, size_t offset, size_t size,
 			    int flags, bool notlast);
+ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
+			  struct sdp_send *s, long room);
 void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf);
 
 /* sdp_local_region.c: one-sided RDMA, by copy */

@@ -45,7 +45,7 @@
 static u32 sdp_local_truesize(const struct sdp_buf *buf)
 {
 	if (buf->kind == SDP_BUF_PAGES)
-		return sizeof(*buf) + SDP_LOCAL_PAGES * sizeof(struct bio_vec);
+		return sizeof(struct sdp_local_pages);
 	return sizeof(*buf) + buf->size;
 }
 
@@ -94,9 +94,7 @@ static struct sdp_sock *sdp_local_payer(struct sdp_sock *ssk,
 struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
 				    struct sdp_sock *peer, u32 size, u8 kind)
 {
-	u32 alloc = kind == SDP_BUF_PAGES ?
-		    sizeof(struct sdp_buf) +
-		    SDP_LOCAL_PAGES * sizeof(struct bio_vec) :
+	u32 alloc = kind == SDP_BUF_PAGES ? sizeof(struct sdp_local_pages) :
 		    kmalloc_size_roundup(sizeof(struct sdp_buf) + size);
 	struct sdp_sock *payer = sdp_local_payer(ssk, peer, alloc);
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
@@ -113,11 +111,13 @@ struct sdp_buf *sdp_local_buf_alloc(struct sdp_sock *ssk,
 	set_active_memcg(old);
 	if (!buf)
 		return NULL;
-	memset(buf, 0, sizeof(*buf));
+	memset(buf, 0, kind == SDP_BUF_PAGES ? alloc : sizeof(*buf));
 	INIT_LIST_HEAD(&buf->list);
 	buf->kind = kind;
 	buf->mid = SDP_MID_DATA;
-	buf->data = buf + 1;
+	buf->data = kind == SDP_BUF_PAGES ?
+		    (void *)container_of(buf, struct sdp_local_pages, buf)->bv :
+		    buf + 1;
 	buf->size = kind == SDP_BUF_PAGES ? 0 : alloc - sizeof(*buf);
 	sdp_buf_account(ssk, sdp_local_truesize(buf));
 	return buf;
@@ -537,6 +537,16 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 			if (err)
 				return err;
 			continue;
+		}
+		/* MSG_ZEROCOPY, io_uring's SEND_ZC: the pages themselves */
+		if (s->uarg && !s->no_zc && !(s->flags & MSG_OOB)) {
+			ssize_t w = sdp_local_send_zc(ssk, msg, s, room);
+
+			if (w > 0)
+				continue;
+			if (w < 0)
+				return w;
+			s->no_zc = true;	/* could not pin: copied */
 		}
 		/* a reader waits with its buffer: straight into it */
 		if (!ssk->conn->local_held && !ssk->cork && !ssk->more &&

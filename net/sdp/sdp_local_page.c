@@ -27,6 +27,11 @@
  * connection is reset or freed with them unread, and with a held message
  * at teardown (sdp_local_buf_free()); ZcopyPageRefs counts those held.
  *
+ * MSG_ZEROCOPY and io_uring's SEND_ZC (sdp_local_send_zc()): the sender's
+ * own pages, pinned, go the same way in page messages that hold the
+ * send's notification, which completes when the peer has copied them,
+ * not at send time (as TCP's completes when its skbs are freed).
+ *
  * Locks: the sender's socket lock, as for the rest of sendmsg().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,16 +42,19 @@
 #include "sdp.h"
 #include "sdp_local.h"
 
-/* A page message with room for one more page, held: the one held, or a
- * new one after pushing whatever else was held.  NULL: none to be had now
- * (no peer, or no memory): the page is copied, which says why.
+/* A page message with room for one more page, held: the one held (a
+ * sendfile()'s, unless @fresh), or a new one after pushing whatever else
+ * was held.  NULL: none to be had now (no peer, or no memory): the page
+ * is copied, which says why.
  */
-static struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk)
+static struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh)
 {
 	struct sdp_buf *buf = ssk->conn->local_held;
 	struct sdp_sock *peer;
 
-	if (buf && buf->kind == SDP_BUF_PAGES && buf->size < SDP_LOCAL_PAGES)
+	if (buf && !fresh && buf->kind == SDP_BUF_PAGES &&
+	    buf->size < SDP_LOCAL_PAGES &&
+	    !container_of(buf, struct sdp_local_pages, buf)->uarg)
 		return buf;
 	if (buf && sdp_local_push_held(ssk))
 		return NULL;
@@ -102,7 +110,7 @@ ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 		if (err)
 			return err;
 	}
-	buf = sdp_local_pages_for(ssk);
+	buf = sdp_local_pages_for(ssk, false);
 	if (!buf)
 		return 0;
 
@@ -124,19 +132,131 @@ ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 	return size;
 }
 
+/* Pin or reference the next pages of @iter into @lp, up to @bytes: the
+ * caller's own memory (a user iterator: pinned FOLL_LONGTERM, as for
+ * anything held for long, so that neither migration nor a fork() can
+ * part the pages from what the sender sees) or io_uring's fixed buffer
+ * (a bvec: referenced besides io_uring's pin).  Return: bytes taken, the
+ * iterator moved past them; or a negative errno if none.
+ */
+static ssize_t sdp_local_pin(struct sdp_local_pages *lp,
+			     struct iov_iter *iter, size_t bytes)
+{
+	struct page *pages[SDP_LOCAL_PAGES];
+	size_t done = 0, off, len, l;
+	unsigned long addr;
+	int want, got, i;
+
+	lp->pinned = !iov_iter_is_bvec(iter);
+	if (lp->pinned && !iter_is_ubuf(iter) && !iter_is_iovec(iter))
+		return -EFAULT;
+	while (done < bytes && lp->buf.size < SDP_LOCAL_PAGES &&
+	       iov_iter_count(iter)) {
+		if (!lp->pinned) {
+			const struct bio_vec *v = iter->bvec;
+			size_t at = v->bv_offset + iter->iov_offset;
+
+			off = offset_in_page(at);
+			len = min3(v->bv_len - iter->iov_offset, PAGE_SIZE - off,
+				   bytes - done);
+			len = min(len, iov_iter_count(iter));
+			pages[0] = nth_page(v->bv_page, at >> PAGE_SHIFT);
+			get_page(pages[0]);
+			got = 1;
+		} else {
+			addr = (unsigned long)iter_iov_addr(iter);
+			off = offset_in_page(addr);
+			len = min(iov_iter_single_seg_count(iter), bytes - done);
+			want = min_t(size_t, SDP_LOCAL_PAGES - lp->buf.size,
+				     DIV_ROUND_UP(off + len, PAGE_SIZE));
+			got = pin_user_pages_fast(addr & PAGE_MASK, want,
+						  FOLL_LONGTERM, pages);
+			if (got <= 0)
+				break;
+			len = min_t(size_t, len, (size_t)got * PAGE_SIZE - off);
+		}
+		iov_iter_advance(iter, len);
+		done += len;
+		for (i = 0; i < got; i++, off = 0) {
+			l = min_t(size_t, len, PAGE_SIZE - off);
+			lp->bv[lp->buf.size].bv_page = pages[i];
+			lp->bv[lp->buf.size].bv_len = l;
+			lp->bv[lp->buf.size++].bv_offset = off;
+			len -= l;
+		}
+	}
+	return done ?: -EFAULT;
+}
+
+/**
+ * sdp_local_send_zc - MSG_ZEROCOPY's or io_uring's SEND_ZC bytes by
+ *	reference
+ * @ssk: the socket, locked and connected
+ * @msg: what to send
+ * @s: sendmsg()'s state, with its notification (@s->uarg)
+ * @room: window left
+ *
+ * Up to a page message's worth of @msg's pages go to the peer, the
+ * message holding the notification, so that it completes once the peer
+ * has copied them (or dropped them unread), not at send time; the pages
+ * are charged to the sender's RLIMIT_MEMLOCK with the notification.
+ *
+ * Return: bytes taken; 0 to copy instead (nothing could be pinned); or
+ * a negative errno.
+ */
+ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
+			  struct sdp_send *s, long room)
+{
+	struct sock *sk = &ssk->sk;
+	struct sdp_local_pages *lp;
+	struct sdp_buf *buf;
+	ssize_t n;
+	int err;
+
+	buf = sdp_local_pages_for(ssk, true);
+	if (!buf)
+		return 0;
+	lp = container_of(buf, struct sdp_local_pages, buf);
+	n = sdp_local_pin(lp, &msg->msg_iter,
+			  min_t(size_t, msg_data_left(msg), room));
+	if (n <= 0)
+		return 0;	/* the empty message goes with the copy */
+	lp->uarg = s->uarg;
+	net_zcopy_get(s->uarg);
+	s->zc_used = true;
+	s->copied += n;
+	buf->len = n;
+	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + n);
+	SDP_ADD_STATS(sock_net(sk), SDP_MIB_ZC_PAGE_REFS, buf->size);
+	SDP_ADD_STATS(sock_net(sk), SDP_MIB_LOCAL_PAGE_BYTES, n);
+	err = sdp_local_push_held(ssk);
+	return err ? err : n;
+}
+
 /**
  * sdp_local_pages_put - release a page message's pages
  * @ssk: the socket that holds the message (its owner's net counts them)
  * @buf: the message, SDP_BUF_PAGES, read, dropped or never sent
+ *
+ * Its notification, if it has one, goes after them: MSG_ZEROCOPY's
+ * completes with its last message.
  */
 void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
-	struct bio_vec *bv = buf->data;
+	struct sdp_local_pages *lp = container_of(buf, struct sdp_local_pages,
+						  buf);
 	u32 i;
 
-	for (i = 0; i < buf->size; i++)
-		put_page(bv[i].bv_page);
+	for (i = 0; i < buf->size; i++) {
+		if (lp->pinned)
+			unpin_user_page(lp->bv[i].bv_page);
+		else
+			put_page(lp->bv[i].bv_page);
+	}
 	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS,
 		      -(long)buf->size);
 	buf->size = 0;
+	if (lp->uarg)
+		net_zcopy_put(lp->uarg);
+	lp->uarg = NULL;
 }
