@@ -538,8 +538,10 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 				return err;
 			continue;
 		}
-		/* MSG_ZEROCOPY, io_uring's SEND_ZC: the pages themselves */
-		if (s->uarg && !s->no_zc && !(s->flags & MSG_OOB)) {
+		/* MSG_ZEROCOPY, io_uring's SEND_ZC: the pages themselves
+		 * (not an AZ-SDP op's: only part of its range is protected)
+		 */
+		if (s->uarg && !s->az && !s->no_zc && !(s->flags & MSG_OOB)) {
 			ssize_t w = sdp_local_send_zc(ssk, msg, s, room);
 
 			if (w > 0)

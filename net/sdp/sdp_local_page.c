@@ -160,6 +160,8 @@ static ssize_t sdp_local_pin(struct sdp_local_pages *lp,
 			len = min3(v->bv_len - iter->iov_offset, PAGE_SIZE - off,
 				   bytes - done);
 			len = min(len, iov_iter_count(iter));
+			if (!len)
+				break;
 			pages[0] = nth_page(v->bv_page, at >> PAGE_SHIFT);
 			get_page(pages[0]);
 			got = 1;

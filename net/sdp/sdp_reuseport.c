@@ -249,14 +249,13 @@ struct sdp_rport *sdp_rport_new(struct sock *sk)
 	return g;
 }
 
-/* The last member is gone (or none joined): no socket lock held. */
-void sdp_rport_free(struct sdp_rport *g)
+/* Take the group's ids from it and destroy them: no lock held (see the
+ * top of the file); a handler running on one has finished on return.
+ */
+static void sdp_rport_drop_ids(struct sdp_rport *g)
 {
 	struct rdma_cm_id *id, *id_v4;
 
-	if (IS_ERR_OR_NULL(g))
-		return;
-	WARN_ON_ONCE(g->nlisten);
 	spin_lock(&g->lock);
 	id = g->id;
 	id_v4 = g->id_v4;
@@ -267,6 +266,15 @@ void sdp_rport_free(struct sdp_rport *g)
 		rdma_destroy_id(id_v4);
 	if (id)
 		rdma_destroy_id(id);
+}
+
+/* The last member is gone (or none joined): no socket lock held. */
+void sdp_rport_free(struct sdp_rport *g)
+{
+	if (IS_ERR_OR_NULL(g))
+		return;
+	WARN_ON_ONCE(g->nlisten || g->nholds);
+	sdp_rport_drop_ids(g);
 	kfree(g);
 }
 
@@ -489,7 +497,7 @@ static struct rdma_cm_id *sdp_rport_renew_id(struct sdp_rport *g)
 void sdp_rport_stop(struct sdp_sock *ssk)
 {
 	struct sdp_rport *g = ssk->rport;
-	struct rdma_cm_id *id, *id_v4, *fresh;
+	struct rdma_cm_id *fresh;
 
 	mutex_lock(&sdp_rport_mutex);
 	if (--g->nholds || !g->listening || g->local_bind) {
@@ -501,18 +509,10 @@ void sdp_rport_stop(struct sdp_sock *ssk)
 	g->listening = false;
 	g->stopping = true;
 	refcount_inc(&g->ref);	/* the member may go while we sleep */
-	spin_lock(&g->lock);
-	id = g->id;
-	id_v4 = g->id_v4;
-	g->id = NULL;
-	g->id_v4 = NULL;
-	spin_unlock(&g->lock);
 	mutex_unlock(&sdp_rport_mutex);
 
-	if (id_v4)
-		rdma_destroy_id(id_v4);
-	if (id)
-		rdma_destroy_id(id);
+	/* no member listens, none can start to: handlers refuse */
+	sdp_rport_drop_ids(g);
 	fresh = sdp_rport_renew_id(g);
 
 	mutex_lock(&sdp_rport_mutex);
