@@ -242,9 +242,15 @@ static int __init sdp_init(void)
 	sdp_transport_register(&sdp_rdma_transport);
 	sdp_transport_register(&sdp_local_transport);
 
+	err = sdp_local_init();
+	if (err)
+		return err;
+
 	sdp_wq = alloc_workqueue("ib_sdp", WQ_MEM_RECLAIM, 0);
-	if (!sdp_wq)
-		return -ENOMEM;
+	if (!sdp_wq) {
+		err = -ENOMEM;
+		goto err_local;
+	}
 
 	err = proto_register(&sdp_proto, 1);
 	if (err)
@@ -305,6 +311,8 @@ err_proto:
 	proto_unregister(&sdp_proto);
 err_wq:
 	destroy_workqueue(sdp_wq);
+err_local:
+	sdp_local_exit();
 	return err;
 }
 
@@ -320,6 +328,7 @@ static void __exit sdp_exit(void)
 	sdp_net_unregister();
 	proto_unregister(&sdp_proto);
 	destroy_workqueue(sdp_wq);
+	sdp_local_exit();
 }
 
 module_init(sdp_init);

@@ -1027,6 +1027,8 @@ int sdp_child_failed(struct sock *child, bool in_handler);
 int sdp_local_pair(struct sdp_sock *client, struct sock *child);
 void sdp_local_link_put(struct sdp_local_link *link);
 struct sdp_sock *sdp_local_peer_get(struct sdp_sock *ssk);
+int sdp_local_init(void);
+void sdp_local_exit(void);
 void sdp_local_kick(struct sdp_sock *ssk);
 
 /* sdp_local_data.c */

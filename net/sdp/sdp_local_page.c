@@ -79,8 +79,8 @@ static struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh)
  * @notlast: more pages follow at once
  *
  * Return: @size (taken by reference), 0 (copy it: a page that cannot be
- * referenced, no window for a non-blocking socket, or the connection is
- * not usable, which the copy reports), or a negative errno.
+ * referenced, or the connection is not usable, which the copy reports),
+ * or a negative errno (-EAGAIN: no window for a non-blocking socket).
  */
 ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 			    struct page *page, size_t offset, size_t size,
@@ -104,8 +104,11 @@ ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 			return 0;
 		if (sdp_local_room(ssk) > 0)
 			break;
+		/* EAGAIN, as a copy would say, unless the peer made
+		 * room meanwhile: then the page would go copied
+		 */
 		if (!timeo)
-			return 0;
+			return -EAGAIN;
 		err = sdp_local_wait_room(ssk, &timeo);
 		if (err)
 			return err;
