@@ -26,7 +26,10 @@
  * SDP_LBENCH_ZCOPY_THRESH=N in the environment sets the client socket's
  * SDP_ZCOPY_THRESH (a fixed threshold: no adapting), SDP_LBENCH_BUSY_POLL=US
  * its SO_BUSY_POLL, and SDP_LBENCH_DELAY_US=US makes the server wait that
- * long before each echo of lat (a slow peer).
+ * long before each echo of lat (a slow peer), SDP_LBENCH_RBUF=N the
+ * server's read() size in bw (default SIZE: a reader smaller than the
+ * writes), and SDP_LBENCH_CPU=1 makes bw print "cpu S R" too: the
+ * sender's and the reader's CPU time (user and system) per MB, in us.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -38,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -176,7 +180,12 @@ static void serve_one(int fd, int f)
 				break;
 		}
 	} else {
-		while (read(fd, buf, size) > 0)
+		size_t rd = getenv("SDP_LBENCH_RBUF") ?
+			    strtoul(getenv("SDP_LBENCH_RBUF"), NULL, 0) : 0;
+
+		if (!rd || rd > size)
+			rd = size;
+		while (read(fd, buf, rd) > 0)
 			;
 		if (write(fd, "k", 1) != 1)
 			perror("ack");
@@ -224,6 +233,24 @@ static void run_lat(int fd, char *buf, size_t size, long iters)
 	free(rtt);
 }
 
+static unsigned long long bw_bytes;
+
+/* CPU time per MB moved, the sender (this process) and the reader (the
+ * child, reaped): "cpu SEND_US RECV_US".
+ */
+static void print_cpu(void)
+{
+	struct rusage s, r;
+
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &r);
+	printf("cpu %.0f %.0f\n",
+	       (s.ru_utime.tv_sec + s.ru_stime.tv_sec) * 1e6 / (bw_bytes / 1e6) +
+	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec) / (bw_bytes / 1e6),
+	       (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 / (bw_bytes / 1e6) +
+	       (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / (bw_bytes / 1e6));
+}
+
 static void run_bw(int fd, char *buf, size_t size, long secs)
 {
 	double t = now(), end = t + secs;
@@ -238,6 +265,7 @@ static void run_bw(int fd, char *buf, size_t size, long secs)
 	if (read(fd, buf, 1) != 1)
 		die("ack");
 	printf("bw %.1f\n", bytes / (now() - t) / 1e6);
+	bw_bytes = bytes;
 }
 
 int main(int argc, char **argv)
@@ -287,9 +315,11 @@ int main(int argc, char **argv)
 	lat = !strcmp(argv[4], "lat");
 	size = strtoul(argv[5], NULL, 0);
 	iters = strtol(argv[6], NULL, 0);
-	buf = size ? calloc(1, size) : NULL;
+	buf = size ? malloc(size) : NULL;
 	if (!buf)
 		die("size");
+	/* written, as a program's data is: not the shared zero page */
+	memset(buf, 'x', size);
 	fd = socket(f, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket");
@@ -319,5 +349,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (pid)
 		waitpid(pid, NULL, 0);
+	if (!lat && pid && getenv("SDP_LBENCH_CPU"))
+		print_cpu();
 	return 0;
 }
