@@ -13,6 +13,11 @@
 #    go with a reset, or with the reader's close;
 #  - send(MSG_ZEROCOPY): no completion until the reader has copied (or
 #    closed unread), then one for each send, zero copy;
+#  - large blocking sends lent by reference (selftests/sdp_llend): every
+#    byte as sent though the sender writes over its buffer at once, a
+#    reader that does not come (the sender returns, its bytes taken
+#    back), both ends sending first, a waiting sender killed, a reader
+#    closing unread, a reader stalled on a userfaultfd page (sdp_uffd);
 #  - nothing leaks, the module unloads.
 . "$(dirname "$0")/lib.sh"
 
@@ -31,6 +36,45 @@ echo "$out" | grep -v '^# ok '
 check_eq "SDP local: sdp_lsendfile, the same answers" 0 "$rc"
 check "SDP local: pages went by reference (LocalPageBytes)" \
 	test "$(($(sdp_stat LocalPageBytes) - b))" -gt $((80 << 20))
+# large blocking sends lent (sdp_llend): TCP's answers first.  Its
+# sockets ask for 4 MiB buffers, so that TCP too takes what a test sends
+# unread without blocking
+P=/sys/module/ib_sdp/parameters
+rmax=$(sysctl -n net.core.rmem_max)
+wmax=$(sysctl -n net.core.wmem_max)
+sysctl -qw net.core.rmem_max=$((4 << 20)) net.core.wmem_max=$((4 << 20))
+out=$(timeout 300 sdp_llend tcp 7700 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ok '
+check_eq "TCP loopback: sdp_llend" 0 "$rc"
+out=$(timeout 300 sdp_llend sdp 7800 stream idle both 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ok '
+check_eq "SDP local: sdp_llend stream idle both, the same answers" 0 "$rc"
+# a sender that waits for its reader as long as it reads: read from the
+# lent pages, killed while waiting, left by a reader that closes
+us=$(cat $P/sdp_local_lend_us)
+echo 10000000 >$P/sdp_local_lend_us
+b=$(sdp_stat LocalLendReclaimed)
+out=$(SDP_LLEND_LENT=1 timeout 300 sdp_llend sdp 7900 stream 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ok '
+check_eq "SDP local: sdp_llend stream (sdp_local_lend_us 10 s)" 0 "$rc"
+check_eq "SDP local: nothing taken back from a reader that reads" \
+	0 "$(($(sdp_stat LocalLendReclaimed) - b))"
+out=$(timeout 300 sdp_llend sdp 7950 kill close 2>&1)
+rc=$?
+echo "$us" >$P/sdp_local_lend_us
+echo "$out" | grep -v '^# ok '
+check_eq "SDP local: sdp_llend kill close (sdp_local_lend_us 10 s)" 0 "$rc"
+# a reader stalled on a userfaultfd page of its own buffer, lent pages in
+# its queue: the sender takes them back without it (1 s) and returns
+echo 1000000 >$P/sdp_local_lend_us
+out=$(timeout 30 sdp_uffd 7990 lend 2>&1)
+rc=$?
+echo "$us" >$P/sdp_local_lend_us
+check_eq "SDP local: a send lent to a reader stalled on its fault returns ($out)" 0 "$rc"
+sysctl -qw net.core.rmem_max="$rmax" net.core.wmem_max="$wmax"
 sdp_check_clean
 sdp_unload
 check "ib_sdp unloads" test ! -d /sys/module/ib_sdp

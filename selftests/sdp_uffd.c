@@ -13,6 +13,13 @@
  *	the parent sends 8 KiB of which the second page is not mapped: the
  *	bytes send() says it took must reach the reader at once, with no
  *	further send.  Prints "sent N, read M" (exit 1 unless M == N).
+ *   sdp_uffd PORT lend
+ *	the parent sends 1 MiB, blocking, lent to a reader (a child) that
+ *	comes 200 ms later and reads into memory registered with userfaultfd
+ *	and never served, so its copy stalls for ever on its own buffer: the
+ *	send must still return, its pages taken back, within 5 s (the
+ *	caller sets sdp_local_lend_us to 1 s).  Prints "sent N in M ms"
+ *	(exit 1 unless all of it, in time).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -84,6 +91,63 @@ static int partial(int c, int s)
 	return m == n && (n == 0 || !memcmp(buf, p, n)) ? 0 : 1;
 }
 
+/* memory registered with a userfaultfd nobody serves */
+static void *unserved(size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	int uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	void *p;
+
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	reg.range.start = (unsigned long)p;
+	reg.range.len = len;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	return p;
+}
+
+/* A reader stalled on its own buffer's fault, lent pages in its queue:
+ * the sender takes them back without it and returns.
+ */
+static int lend(int c, int s)
+{
+	size_t len = 1 << 20;
+	char *src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec t0;
+	pid_t reader;
+	ssize_t n;
+	long ms;
+
+	if (src == MAP_FAILED)
+		die("mmap");
+	madvise(src, len, MADV_NOHUGEPAGE);	/* lent, not copied */
+	memset(src, 'l', len);
+	reader = fork();
+	if (!reader) {
+		void *dst = unserved(len);
+
+		usleep(200 * 1000);	/* after the send lent its pages */
+		recv(s, dst, len, MSG_WAITALL);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = send(c, src, len, 0);
+	ms = ms_since(&t0);
+	printf("sent %zd in %ld ms\n", n, ms);
+	fflush(stdout);
+	kill(reader, SIGKILL);
+	waitpid(reader, NULL, 0);
+	return n == (ssize_t)len && ms < 5000 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -108,6 +172,8 @@ int main(int argc, char **argv)
 	sfd = accept(ls, NULL, NULL);
 	if (sfd < 0)
 		die("accept");
+	if (argc == 3 && !strcmp(argv[2], "lend"))
+		return lend(cfd, sfd);
 	if (argc == 3)
 		return partial(cfd, sfd);
 

@@ -179,8 +179,8 @@ enum sdp_buf_kind {
 	SDP_BUF_RG,	/* a region batch's last REG_MR or LOCAL_INV */
 	SDP_BUF_LOCAL,	/* bytes from a peer on this host (sdp_local_data.c) */
 	SDP_BUF_PAGES,	/* ... its pages, held by reference, not copied:
-			 * ->data an array of ->size struct bio_vec, read
-			 * by copying from them (sdp_local_page.c)
+			 * the transport's, read by its ->copy_pages()
+			 * (sdp_local_page.c)
 			 */
 	SDP_BUF_SPILL,	/* received data copied out of its receive buffer,
 			 * which went back to the peer (sdp_window.c)
@@ -284,6 +284,9 @@ struct sdp_send {
  * @read_remote: a reader reached a receive-queue entry whose bytes are
  *	still the peer's (sdp_buf_remote()): bring up to @n of them into
  *	@msg; bytes delivered, 0 to look again, or a negative errno
+ * @copy_pages: copy @len bytes of a page entry (SDP_BUF_PAGES, which
+ *	only a transport with this makes), @off bytes into it, to @to, under
+ *	the socket lock; bytes copied
  * @reader_done: a reader leaves recvmsg() (NULL: nothing to do)
  * @quiesce: wait until no sleeping reader uses the receive queue, before
  *	it is emptied or replaced; the lock is dropped meanwhile; 0 or
@@ -355,6 +358,8 @@ struct sdp_transport {
 	int	(*read_remote)(struct sdp_sock *ssk, struct sdp_buf *buf,
 			       struct msghdr *msg, size_t n, int flags,
 			       u32 *seq);
+	size_t	(*copy_pages)(const struct sdp_buf *buf, u32 off, size_t len,
+			      struct iov_iter *to);
 	void	(*reader_done)(struct sdp_sock *ssk);
 	int	(*quiesce)(struct sdp_sock *ssk);
 	void	(*rx_done)(struct sdp_sock *ssk, struct sdp_buf *buf);
@@ -551,6 +556,10 @@ struct sdp_conn {
 	u8			side;		/* our end of it */
 	bool			local_applying;	/* in sdp_local_apply() */
 	struct sdp_buf		*local_held;	/* corked, not delivered */
+	u16			lend_skip;	/* sends copied, not lent, ... */
+	u8			lend_backoff;	/* ... since the reader missed
+						 * a loan (sdp_local_lend.c)
+						 */
 };
 
 struct sdp_sock {
@@ -853,6 +862,8 @@ enum sdp_mib_field {
 	SDP_MIB_LOCAL_RX_BYTES,
 	SDP_MIB_LOCAL_SINK_BYTES,
 	SDP_MIB_LOCAL_PAGE_BYTES,	/* sent as pages by reference */
+	SDP_MIB_LOCAL_LEND_BYTES,	/* ... of them lent by blocking sends */
+	SDP_MIB_LOCAL_LEND_RECLAIMED,	/* ... copied back: no reader came */
 	SDP_MIB_CONN_PORT_RETRIES,
 	SDP_MIB_LISTEN_PORT_RETRIES,
 	SDP_MIB_RX_SPILL_BYTES,
@@ -916,6 +927,8 @@ extern int sdp_keepalive_time;
 extern int sdp_retry_count;
 extern int sdp_max_embryos;
 extern int sdp_local;
+extern int sdp_local_lend_min;
+extern int sdp_local_lend_us;
 extern struct workqueue_struct *sdp_wq;
 
 /* sdp_sock.c */

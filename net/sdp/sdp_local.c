@@ -672,6 +672,7 @@ const struct sdp_transport sdp_local_transport = {
 	.sendmsg	= sdp_local_sendmsg,
 	.sink		= sdp_local_sink,
 	.send_page	= sdp_local_send_page,
+	.copy_pages	= sdp_local_pages_copy,
 	.rx_done	= sdp_local_rx_done,
 	.rx_purge	= sdp_local_rx_purge,
 	.flush		= sdp_local_flush,

@@ -9,6 +9,7 @@
 #include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 /* A reader's buffer, offered for the peer to fill straight
  * (sdp_local_sink.c).  Under the link lock but @pages, fixed.
@@ -78,15 +79,43 @@ void sdp_local_limits(struct sdp_sock *ssk, struct sdp_sock *peer);
  * @buf: the message; ->data is @bv, ->size the pages in it
  * @uarg: MSG_ZEROCOPY's or io_uring's notification, held until the pages
  *	are released (the peer has copied them), or NULL
+ * @loan: a lending send's loan, held, or NULL (sdp_local_lend.c)
+ * @slot: its index in @loan's ->msg
  * @pinned: the sender's own pages, pinned (else referenced: a file's,
- *	a pipe's, io_uring's fixed buffer's)
- * @bv: the pages
+ *	a pipe's, io_uring's fixed buffer's, a reclaimed loan's); under
+ *	@loan's lock if it has one
+ * @bv: the pages; under @loan's lock if it has one
  */
 struct sdp_local_pages {
 	struct sdp_buf		buf;
 	struct ubuf_info	*uarg;
+	struct sdp_local_loan	*loan;
+	unsigned int		slot;
 	bool			pinned;
 	struct bio_vec		bv[SDP_LOCAL_PAGES];
+};
+
+#define SDP_LOCAL_LOAN_MSGS	64	/* a loan's messages, at most: 8 MiB */
+
+/**
+ * struct sdp_local_loan - the pages a blocking send lent (sdp_local_lend.c)
+ * @ref: the sender's until it returns, and one per message
+ * @lock: @msg, @pending, @copying, and the lent messages' pages; a leaf
+ * @pending: messages in @msg
+ * @copying: readers copying from messages in @msg now (with page faults
+ *	off: never for long); their pages are not swapped meanwhile
+ * @nmsg: messages lent (the sender's, fixed once it waits)
+ * @wq: the sender waits there for @pending to be 0
+ * @msg: the messages still lent, by slot; NULL once released or reclaimed
+ */
+struct sdp_local_loan {
+	refcount_t		ref;
+	spinlock_t		lock;	/* @msg, @pending; a leaf */
+	unsigned int		pending;
+	unsigned int		copying;
+	unsigned int		nmsg;
+	wait_queue_head_t	wq;
+	struct sdp_local_pages	*msg[SDP_LOCAL_LOAN_MSGS];
 };
 
 ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
@@ -95,6 +124,20 @@ ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
 			  struct sdp_send *s, long room);
 void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf);
+size_t sdp_local_pages_copy(const struct sdp_buf *buf, u32 off, size_t len,
+			    struct iov_iter *to);
+size_t sdp_local_bv_copy(const struct sdp_local_pages *lp, u32 off,
+			 size_t len, struct iov_iter *to);
+struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh);
+ssize_t sdp_local_pin(struct sdp_local_pages *lp, struct iov_iter *iter,
+		      size_t bytes, bool small);
+
+/* sdp_local_lend.c: large blocking sends by reference */
+ssize_t sdp_local_lend_pages(struct sdp_sock *ssk, struct msghdr *msg,
+			     struct sdp_send *s, long room);
+bool sdp_local_loan_release(struct sdp_local_pages *lp);
+size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
+			   size_t len, struct iov_iter *to);
 
 /* sdp_local_region.c: one-sided RDMA, by copy */
 struct sdp_local_region;

@@ -546,6 +546,57 @@ static struct sdp_buf *sdp_local_buf_for(struct sdp_sock *ssk, size_t *n,
 	return buf;
 }
 
+/* Lend this send's pages (sdp_local_lend.c)?  A blocking send of a user
+ * buffer, large enough, nothing held back, not urgent, not zero copy
+ * already, with a window to lend into and no signal to end its wait.
+ */
+static bool sdp_local_lend_ok(struct sdp_sock *ssk, struct msghdr *msg,
+			      const struct sdp_send *s, long room)
+{
+	int min = READ_ONCE(sdp_local_lend_min);
+
+	return min > 0 && msg_data_left(msg) >= min && s->timeo &&
+	       room >= SDP_LOCAL_CHUNK && !s->uarg && !s->no_zc &&
+	       !(s->flags & MSG_OOB) && !ssk->conn->local_held &&
+	       !ssk->cork && !ssk->more &&
+	       (iter_is_ubuf(&msg->msg_iter) || iter_is_iovec(&msg->msg_iter)) &&
+	       !signal_pending(current);
+}
+
+/* The next bytes of @msg other than copied into a message: the pages
+ * themselves (MSG_ZEROCOPY, io_uring's SEND_ZC; not an AZ-SDP op's: only
+ * part of its range is protected), straight into a reader waiting with
+ * its buffer, or lent (a large blocking send).  Return: bytes taken, 0 to
+ * copy them, or a negative errno.
+ */
+static ssize_t sdp_local_send_ref(struct sdp_sock *ssk, struct msghdr *msg,
+				  struct sdp_send *s, long room)
+{
+	ssize_t w;
+
+	if (s->uarg && !s->az && !s->no_zc && !(s->flags & MSG_OOB)) {
+		w = sdp_local_send_zc(ssk, msg, s, room);
+		if (w)
+			return w;
+		s->no_zc = true;	/* could not pin: copied */
+	}
+	if (!ssk->conn->local_held && !ssk->cork && !ssk->more &&
+	    !(s->flags & MSG_OOB)) {
+		w = sdp_local_sink_fill(ssk, msg);
+		if (w) {
+			s->copied += w;
+			return w;
+		}
+	}
+	if (sdp_local_lend_ok(ssk, msg, s, room)) {
+		w = sdp_local_lend_pages(ssk, msg, s, room);
+		if (w)
+			return w;
+		s->no_zc = true;	/* could not lend: copied */
+	}
+	return 0;
+}
+
 /**
  * sdp_local_sendmsg - the local transport's sendmsg
  * @ssk: the socket, locked and connected
@@ -560,6 +611,7 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 	struct sock *sk = &ssk->sk;
 	struct sdp_buf *buf;
 	size_t n, c;
+	ssize_t w;
 	long room;
 	int err;
 
@@ -577,28 +629,11 @@ int sdp_local_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 				return err;
 			continue;
 		}
-		/* MSG_ZEROCOPY, io_uring's SEND_ZC: the pages themselves
-		 * (not an AZ-SDP op's: only part of its range is protected)
-		 */
-		if (s->uarg && !s->az && !s->no_zc && !(s->flags & MSG_OOB)) {
-			ssize_t w = sdp_local_send_zc(ssk, msg, s, room);
-
-			if (w > 0)
-				continue;
-			if (w < 0)
-				return w;
-			s->no_zc = true;	/* could not pin: copied */
-		}
-		/* a reader waits with its buffer: straight into it */
-		if (!ssk->conn->local_held && !ssk->cork && !ssk->more &&
-		    !(s->flags & MSG_OOB)) {
-			size_t w = sdp_local_sink_fill(ssk, msg);
-
-			if (w) {
-				s->copied += w;
-				continue;
-			}
-		}
+		w = sdp_local_send_ref(ssk, msg, s, room);
+		if (w > 0)
+			continue;
+		if (w < 0)
+			return w;
 		n = min_t(size_t, msg_data_left(msg), SDP_LOCAL_CHUNK);
 		buf = sdp_local_buf_for(ssk, &n, room);
 		if (PTR_ERR_OR_ZERO(buf) == -ENOMEM) {

@@ -47,14 +47,15 @@
  * was held.  NULL: none to be had now (no peer, or no memory): the page
  * is copied, which says why.
  */
-static struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh)
+struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh)
 {
 	struct sdp_buf *buf = ssk->conn->local_held;
 	struct sdp_sock *peer;
 
 	if (buf && !fresh && buf->kind == SDP_BUF_PAGES &&
 	    buf->size < SDP_LOCAL_PAGES &&
-	    !container_of(buf, struct sdp_local_pages, buf)->uarg)
+	    !container_of(buf, struct sdp_local_pages, buf)->uarg &&
+	    !container_of(buf, struct sdp_local_pages, buf)->loan)
 		return buf;
 	if (buf && sdp_local_push_held(ssk))
 		return NULL;
@@ -135,15 +136,31 @@ ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 	return size;
 }
 
+/* Keep the first @got pinned @pages up to the first of a large folio
+ * (a transparent huge page), unpinned with those after it.  Return: how
+ * many are kept.
+ */
+static int sdp_local_pin_small(struct page **pages, int got)
+{
+	int i;
+
+	for (i = 0; i < got && !PageCompound(pages[i]); i++)
+		;
+	if (i < got)
+		unpin_user_pages(pages + i, got - i);
+	return i;
+}
+
 /* Pin or reference the next pages of @iter into @lp, up to @bytes: the
  * caller's own memory (a user iterator: pinned FOLL_LONGTERM, as for
  * anything held for long, so that neither migration nor a fork() can
  * part the pages from what the sender sees) or io_uring's fixed buffer
- * (a bvec: referenced besides io_uring's pin).  Return: bytes taken, the
- * iterator moved past them; or a negative errno if none.
+ * (a bvec: referenced besides io_uring's pin); @small: user pages only
+ * up to the first of a huge page.  Return: bytes taken, the iterator
+ * moved past them; or a negative errno if none.
  */
-static ssize_t sdp_local_pin(struct sdp_local_pages *lp,
-			     struct iov_iter *iter, size_t bytes)
+ssize_t sdp_local_pin(struct sdp_local_pages *lp, struct iov_iter *iter,
+		      size_t bytes, bool small)
 {
 	struct page *pages[SDP_LOCAL_PAGES];
 	size_t done = 0, off, len, l;
@@ -176,6 +193,8 @@ static ssize_t sdp_local_pin(struct sdp_local_pages *lp,
 				     DIV_ROUND_UP(off + len, PAGE_SIZE));
 			got = pin_user_pages_fast(addr & PAGE_MASK, want,
 						  FOLL_LONGTERM, pages);
+			if (got > 0 && small)
+				got = sdp_local_pin_small(pages, got);
 			if (got <= 0)
 				break;
 			len = min_t(size_t, len, (size_t)got * PAGE_SIZE - off);
@@ -223,7 +242,7 @@ ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		return 0;
 	lp = container_of(buf, struct sdp_local_pages, buf);
 	n = sdp_local_pin(lp, &msg->msg_iter,
-			  min_t(size_t, msg_data_left(msg), room));
+			  min_t(size_t, msg_data_left(msg), room), false);
 	if (n <= 0)
 		return 0;	/* the empty message goes with the copy */
 	lp->uarg = s->uarg;
@@ -239,6 +258,72 @@ ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
 }
 
 /**
+ * sdp_local_bv_copy - copy from a page message's pages
+ * @lp: the message
+ * @off: where in its payload
+ * @len: how many bytes
+ * @to: where to
+ *
+ * Return: bytes copied (short at a fault).
+ */
+size_t sdp_local_bv_copy(const struct sdp_local_pages *lp, u32 off,
+			 size_t len, struct iov_iter *to)
+{
+	const struct bio_vec *bv = lp->bv;
+	size_t done = 0, n, c;
+	u32 i;
+
+	for (i = 0; i < lp->buf.size && done < len; i++, bv++) {
+		if (off >= bv->bv_len) {
+			off -= bv->bv_len;
+			continue;
+		}
+		n = min_t(size_t, bv->bv_len - off, len - done);
+		c = copy_page_to_iter(bv->bv_page, bv->bv_offset + off, n, to);
+		done += c;
+		if (c != n)
+			break;
+		off = 0;
+	}
+	return done;
+}
+
+/**
+ * sdp_local_pages_copy - the local transport's ->copy_pages()
+ * @buf: the message, in the reader's receive queue
+ * @off: where in its payload
+ * @len: how many bytes
+ * @to: the reader's buffer
+ *
+ * A lent message's pages (sdp_local_lend.c) are copied with page faults
+ * off, its reader faulting its buffer in between: its sender may be
+ * waiting to take them back, and must never wait for the reader's fault
+ * (userfaultfd can hold one for ever).
+ *
+ * Return: bytes copied; short only where @to cannot be written.
+ */
+size_t sdp_local_pages_copy(const struct sdp_buf *buf, u32 off, size_t len,
+			    struct iov_iter *to)
+{
+	const struct sdp_local_pages *lp =
+		container_of(buf, struct sdp_local_pages, buf);
+	size_t done = 0, c;
+	int tries = 0;
+
+	if (!lp->loan)
+		return sdp_local_bv_copy(lp, off, len, to);
+	while (done < len && tries < 4) {
+		c = sdp_local_loan_copy(lp, off + done, len - done, to);
+		done += c;
+		tries = c ? 0 : tries + 1;
+		if (done < len && !c &&
+		    fault_in_iov_iter_writeable(to, len - done) == len - done)
+			break;		/* nothing of it can be written */
+	}
+	return done;
+}
+
+/**
  * sdp_local_pages_put - release a page message's pages
  * @ssk: the socket that holds the message (its owner's net counts them)
  * @buf: the message, SDP_BUF_PAGES, read, dropped or never sent
@@ -250,10 +335,11 @@ void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
 	struct sdp_local_pages *lp = container_of(buf, struct sdp_local_pages,
 						  buf);
+	bool pinned = lp->loan ? sdp_local_loan_release(lp) : lp->pinned;
 	u32 i;
 
 	for (i = 0; i < buf->size; i++) {
-		if (lp->pinned)
+		if (pinned)
 			unpin_user_page(lp->bv[i].bv_page);
 		else
 			put_page(lp->bv[i].bv_page);

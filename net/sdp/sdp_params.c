@@ -95,4 +95,15 @@ module_param(sdp_local, int, 0644);
 MODULE_PARM_DESC(sdp_local,
 		 "carry connections to an address of this host in the kernel, without RDMA (1, default), or through rdma_cm as any other (0)");
 
+/* Chosen by measurement: Documentation/sdp.rst, "The local transport". */
+int sdp_local_lend_min = 256 * 1024;
+module_param_named(sdp_local_lend, sdp_local_lend_min, int, 0644);
+MODULE_PARM_DESC(sdp_local_lend,
+		 "a blocking send of this many bytes or more on a local connection lends its pages to the reader, which copies them once (default 262144; 0: never)");
+
+int sdp_local_lend_us = 1000;
+module_param(sdp_local_lend_us, int, 0644);
+MODULE_PARM_DESC(sdp_local_lend_us,
+		 "how long a lending send waits for the reader before it copies what is still lent (microseconds, default 1000)");
+
 struct workqueue_struct *sdp_wq;

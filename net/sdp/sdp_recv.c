@@ -278,31 +278,16 @@ static bool sdp_recv_busy_poll(struct sdp_sock *ssk, u32 seq)
 }
 
 /* Copy @len bytes of @buf's payload, @off bytes into it, to @to: from its
- * bytes, or from the pages it holds (SDP_BUF_PAGES).  Return: bytes
- * copied.
+ * bytes, or by its transport from the pages it holds (SDP_BUF_PAGES).
+ * Return: bytes copied.
  */
-static size_t sdp_buf_copy_to_iter(const struct sdp_buf *buf, u32 off,
+static size_t sdp_buf_copy_to_iter(struct sdp_sock *ssk,
+				   const struct sdp_buf *buf, u32 off,
 				   size_t len, struct iov_iter *to)
 {
-	const struct bio_vec *bv = buf->data;
-	size_t done = 0, n, c;
-	u32 i;
-
-	if (buf->kind != SDP_BUF_PAGES)
-		return copy_to_iter(sdp_buf_bytes(buf) + off, len, to);
-	for (i = 0; i < buf->size && done < len; i++, bv++) {
-		if (off >= bv->bv_len) {
-			off -= bv->bv_len;
-			continue;
-		}
-		n = min_t(size_t, bv->bv_len - off, len - done);
-		c = copy_page_to_iter(bv->bv_page, bv->bv_offset + off, n, to);
-		done += c;
-		if (c != n)
-			break;
-		off = 0;
-	}
-	return done;
+	if (buf->kind == SDP_BUF_PAGES)
+		return ssk->tp->copy_pages(buf, off, len, to);
+	return copy_to_iter(sdp_buf_bytes(buf) + off, len, to);
 }
 
 /* Read from the receive-queue entry @buf, @off bytes into it, at most
@@ -321,7 +306,7 @@ static int sdp_recv_entry(struct sdp_sock *ssk, struct msghdr *msg,
 	if (sdp_buf_remote(buf))
 		return ssk->tp->read_remote(ssk, buf, msg, used, flags, seq);
 	if (used && !(flags & MSG_TRUNC) &&
-	    sdp_buf_copy_to_iter(buf, off, used, &msg->msg_iter) != used)
+	    sdp_buf_copy_to_iter(ssk, buf, off, used, &msg->msg_iter) != used)
 		return -EFAULT;
 	WRITE_ONCE(*seq, *seq + used);
 	if (unlikely(ssk->urg_data) &&
