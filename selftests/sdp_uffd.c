@@ -151,11 +151,9 @@ static int lend(int c, int s)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
 	struct timespec t0;
 	pthread_t th;
-	int ls, sfd, uffd, st;
+	int ls, sfd, st;
 	pid_t reader;
 
 	if (argc != 2 && argc != 3)
@@ -186,18 +184,7 @@ int main(int argc, char **argv)
 	}
 	usleep(300 * 1000);	/* the reader waits, its buffer offered */
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
-		die("userfaultfd");
-	region = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (region == MAP_FAILED)
-		die("mmap");
-	reg.range.start = (unsigned long)region;
-	reg.range.len = LEN;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		die("UFFDIO_REGISTER");
+	region = unserved(LEN);
 	pthread_create(&th, NULL, sender, NULL);
 	usleep(500 * 1000);	/* the sender stalls on its fault */
 

@@ -121,20 +121,21 @@ struct sdp_local_loan {
 ssize_t sdp_local_send_page(struct sdp_sock *ssk, struct sdp_conn *conn,
 			    struct page *page, size_t offset, size_t size,
 			    int flags, bool notlast);
-ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
-			  struct sdp_send *s, long room);
+ssize_t sdp_local_send_pinned(struct sdp_sock *ssk, struct msghdr *msg,
+			      struct sdp_send *s, long room,
+			      struct sdp_local_loan *loan);
 void sdp_local_pages_put(struct sdp_sock *ssk, struct sdp_buf *buf);
 size_t sdp_local_pages_copy(const struct sdp_buf *buf, u32 off, size_t len,
 			    struct iov_iter *to);
 size_t sdp_local_bv_copy(const struct sdp_local_pages *lp, u32 off,
 			 size_t len, struct iov_iter *to);
 struct sdp_buf *sdp_local_pages_for(struct sdp_sock *ssk, bool fresh);
-ssize_t sdp_local_pin(struct sdp_local_pages *lp, struct iov_iter *iter,
-		      size_t bytes, bool small);
 
 /* sdp_local_lend.c: large blocking sends by reference */
 ssize_t sdp_local_lend_pages(struct sdp_sock *ssk, struct msghdr *msg,
 			     struct sdp_send *s, long room);
+void sdp_local_loan_add(struct sdp_local_loan *loan,
+			struct sdp_local_pages *lp);
 bool sdp_local_loan_release(struct sdp_local_pages *lp);
 size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
 			   size_t len, struct iov_iter *to);

@@ -575,7 +575,7 @@ static ssize_t sdp_local_send_ref(struct sdp_sock *ssk, struct msghdr *msg,
 	ssize_t w;
 
 	if (s->uarg && !s->az && !s->no_zc && !(s->flags & MSG_OOB)) {
-		w = sdp_local_send_zc(ssk, msg, s, room);
+		w = sdp_local_send_pinned(ssk, msg, s, room, NULL);
 		if (w)
 			return w;
 		s->no_zc = true;	/* could not pin: copied */

@@ -244,27 +244,14 @@ static void sdp_local_loan_wait(struct sdp_local_loan *loan)
 	}
 }
 
-/* Lend the next pages of @msg, up to @room bytes, in one page message.
- * Return: bytes lent, 0 if none (nothing could be pinned), or a negative
- * errno (the message could not be sent; its bytes count as taken).
+/**
+ * sdp_local_loan_add - a message joins a loan
+ * @loan: the sender's
+ * @lp: the message, pinned, not sent yet
  */
-static ssize_t sdp_local_lend_msg(struct sdp_sock *ssk, struct msghdr *msg,
-				  struct sdp_send *s,
-				  struct sdp_local_loan *loan, long room)
+void sdp_local_loan_add(struct sdp_local_loan *loan,
+			struct sdp_local_pages *lp)
 {
-	struct sdp_local_pages *lp;
-	struct sdp_buf *buf;
-	ssize_t n;
-
-	buf = sdp_local_pages_for(ssk, true);
-	if (!buf)
-		return 0;
-	lp = container_of(buf, struct sdp_local_pages, buf);
-	/* not a huge page's: lent, they measured slower than copied */
-	n = sdp_local_pin(lp, &msg->msg_iter,
-			  min_t(size_t, msg_data_left(msg), room), true);
-	if (n <= 0)
-		return 0;	/* the empty message goes with the copy */
 	refcount_inc(&loan->ref);
 	lp->loan = loan;
 	lp->slot = loan->nmsg;
@@ -272,13 +259,6 @@ static ssize_t sdp_local_lend_msg(struct sdp_sock *ssk, struct msghdr *msg,
 	loan->msg[loan->nmsg++] = lp;
 	loan->pending++;
 	spin_unlock_bh(&loan->lock);
-	s->copied += n;
-	buf->len = n;
-	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + n);
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_ZC_PAGE_REFS, buf->size);
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_LOCAL_PAGE_BYTES, n);
-	SDP_ADD_STATS(sock_net(&ssk->sk), SDP_MIB_LOCAL_LEND_BYTES, n);
-	return sdp_local_push_held(ssk) ?: n;
 }
 
 /**
@@ -315,9 +295,10 @@ ssize_t sdp_local_lend_pages(struct sdp_sock *ssk, struct msghdr *msg,
 	init_waitqueue_head(&loan->wq);
 	while (loan->nmsg < SDP_LOCAL_LOAN_MSGS && msg_data_left(msg) &&
 	       room > 0) {
-		n = sdp_local_lend_msg(ssk, msg, s, loan, room);
+		n = sdp_local_send_pinned(ssk, msg, s, room, loan);
 		if (n <= 0)
 			break;
+		SDP_ADD_STATS(sock_net(sk), SDP_MIB_LOCAL_LEND_BYTES, n);
 		room = sdp_local_room(ssk);
 	}
 

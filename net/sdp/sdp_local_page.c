@@ -27,7 +27,7 @@
  * connection is reset or freed with them unread, and with a held message
  * at teardown (sdp_local_buf_free()); ZcopyPageRefs counts those held.
  *
- * MSG_ZEROCOPY and io_uring's SEND_ZC (sdp_local_send_zc()): the sender's
+ * MSG_ZEROCOPY and io_uring's SEND_ZC (sdp_local_send_pinned()): the sender's
  * own pages, pinned, go the same way in page messages that hold the
  * send's notification, which completes when the peer has copied them,
  * not at send time (as TCP's completes when its skbs are freed).
@@ -159,8 +159,8 @@ static int sdp_local_pin_small(struct page **pages, int got)
  * up to the first of a huge page.  Return: bytes taken, the iterator
  * moved past them; or a negative errno if none.
  */
-ssize_t sdp_local_pin(struct sdp_local_pages *lp, struct iov_iter *iter,
-		      size_t bytes, bool small)
+static ssize_t sdp_local_pin(struct sdp_local_pages *lp,
+			     struct iov_iter *iter, size_t bytes, bool small)
 {
 	struct page *pages[SDP_LOCAL_PAGES];
 	size_t done = 0, off, len, l;
@@ -213,23 +213,27 @@ ssize_t sdp_local_pin(struct sdp_local_pages *lp, struct iov_iter *iter,
 }
 
 /**
- * sdp_local_send_zc - MSG_ZEROCOPY's or io_uring's SEND_ZC bytes by
- *	reference
+ * sdp_local_send_pinned - the sender's own pages by reference
  * @ssk: the socket, locked and connected
  * @msg: what to send
- * @s: sendmsg()'s state, with its notification (@s->uarg)
+ * @s: sendmsg()'s state
  * @room: window left
+ * @loan: a lending send's loan (sdp_local_lend.c), or NULL: MSG_ZEROCOPY's
+ *	or io_uring's SEND_ZC, whose notification is @s->uarg
  *
- * Up to a page message's worth of @msg's pages go to the peer, the
- * message holding the notification, so that it completes once the peer
- * has copied them (or dropped them unread), not at send time; the pages
- * are charged to the sender's RLIMIT_MEMLOCK with the notification.
+ * Up to a page message's worth of @msg's pages go to the peer.  With the
+ * notification, which the message holds, so that it completes once the
+ * peer has copied them (or dropped them unread), not at send time; the
+ * pages are charged to the sender's RLIMIT_MEMLOCK with it.  Or in the
+ * loan, for the sender to wait on (not a huge page's: lent, they measured
+ * slower than copied).
  *
  * Return: bytes taken; 0 to copy instead (nothing could be pinned); or
  * a negative errno.
  */
-ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
-			  struct sdp_send *s, long room)
+ssize_t sdp_local_send_pinned(struct sdp_sock *ssk, struct msghdr *msg,
+			      struct sdp_send *s, long room,
+			      struct sdp_local_loan *loan)
 {
 	struct sock *sk = &ssk->sk;
 	struct sdp_local_pages *lp;
@@ -242,12 +246,16 @@ ssize_t sdp_local_send_zc(struct sdp_sock *ssk, struct msghdr *msg,
 		return 0;
 	lp = container_of(buf, struct sdp_local_pages, buf);
 	n = sdp_local_pin(lp, &msg->msg_iter,
-			  min_t(size_t, msg_data_left(msg), room), false);
+			  min_t(size_t, msg_data_left(msg), room), loan);
 	if (n <= 0)
 		return 0;	/* the empty message goes with the copy */
-	lp->uarg = s->uarg;
-	net_zcopy_get(s->uarg);
-	s->zc_used = true;
+	if (loan) {
+		sdp_local_loan_add(loan, lp);
+	} else {
+		lp->uarg = s->uarg;
+		net_zcopy_get(s->uarg);
+		s->zc_used = true;
+	}
 	s->copied += n;
 	buf->len = n;
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + n);
