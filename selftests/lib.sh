@@ -45,6 +45,18 @@ check_eq() {
 	fi
 }
 
+# prog_result DESCRIPTION OUTPUT RC: a check-printing program's result
+# (selftests/check.h): its lines other than "# ok", then one check that
+# it exited 0, naming its first failure, so that the suite's own line
+# says what broke where only the lines near it are kept (a CI summary).
+prog_result() {
+	local first
+
+	echo "$2" | grep -v '^# ok '
+	first=$(echo "$2" | grep -m1 '^# FAIL ' | cut -c8-)
+	check_eq "$1${first:+ [first: $first]}" 0 "$3"
+}
+
 finish() {
 	echo "$checks checks, $failures failed"
 	[ "$failures" = 0 ] && exit 0

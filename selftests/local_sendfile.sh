@@ -26,14 +26,12 @@ sdp_load sdp_local=1 || exit 1
 
 out=$(timeout 300 sdp_lsendfile tcp 7500 2>&1)
 rc=$?
-echo "$out" | grep -v '^# ok '
-check_eq "TCP loopback: sdp_lsendfile" 0 "$rc"
+prog_result "TCP loopback: sdp_lsendfile" "$out" "$rc"
 
 b=$(sdp_stat LocalPageBytes)
 out=$(timeout 600 sdp_lsendfile sdp 7600 2>&1)
 rc=$?
-echo "$out" | grep -v '^# ok '
-check_eq "SDP local: sdp_lsendfile, the same answers" 0 "$rc"
+prog_result "SDP local: sdp_lsendfile, the same answers" "$out" "$rc"
 check "SDP local: pages went by reference (LocalPageBytes)" \
 	test "$(($(sdp_stat LocalPageBytes) - b))" -gt $((80 << 20))
 # large blocking sends lent (sdp_llend): TCP's answers first.  Its
@@ -45,12 +43,10 @@ wmax=$(sysctl -n net.core.wmem_max)
 sysctl -qw net.core.rmem_max=$((4 << 20)) net.core.wmem_max=$((4 << 20))
 out=$(timeout 300 sdp_llend tcp 7700 2>&1)
 rc=$?
-echo "$out" | grep -v '^# ok '
-check_eq "TCP loopback: sdp_llend" 0 "$rc"
+prog_result "TCP loopback: sdp_llend" "$out" "$rc"
 out=$(timeout 300 sdp_llend sdp 7800 stream idle both 2>&1)
 rc=$?
-echo "$out" | grep -v '^# ok '
-check_eq "SDP local: sdp_llend stream idle both, the same answers" 0 "$rc"
+prog_result "SDP local: sdp_llend stream idle both, the same answers" "$out" "$rc"
 # a sender that waits for its reader as long as it reads: read from the
 # lent pages, killed while waiting, left by a reader that closes
 us=$(cat $P/sdp_local_lend_us)
@@ -58,15 +54,13 @@ echo 10000000 >$P/sdp_local_lend_us
 b=$(sdp_stat LocalLendReclaimed)
 out=$(SDP_LLEND_LENT=1 timeout 300 sdp_llend sdp 7900 stream 2>&1)
 rc=$?
-echo "$out" | grep -v '^# ok '
-check_eq "SDP local: sdp_llend stream (sdp_local_lend_us 10 s)" 0 "$rc"
+prog_result "SDP local: sdp_llend stream (sdp_local_lend_us 10 s)" "$out" "$rc"
 check_eq "SDP local: nothing taken back from a reader that reads" \
 	0 "$(($(sdp_stat LocalLendReclaimed) - b))"
 out=$(timeout 300 sdp_llend sdp 7950 kill close 2>&1)
 rc=$?
 echo "$us" >$P/sdp_local_lend_us
-echo "$out" | grep -v '^# ok '
-check_eq "SDP local: sdp_llend kill close (sdp_local_lend_us 10 s)" 0 "$rc"
+prog_result "SDP local: sdp_llend kill close (sdp_local_lend_us 10 s)" "$out" "$rc"
 # a reader stalled on a userfaultfd page of its own buffer, lent pages in
 # its queue: the sender takes them back without it (1 s) and returns
 echo 1000000 >$P/sdp_local_lend_us
