@@ -95,9 +95,10 @@
  *                  not take: prints "stuck PID" and waits for the test
  *                  to kill PID (kill -9 must end it)
  *   stall-write    the same for a writer's RDMA WRITE into a SinkAvail
- *   server-early   as a server: answer 200 connects (60 with SDP_QUICK=1) from an SDP client
- *                  and send Data at once, before the client can have
- *                  taken the HelloAck: every connect must succeed
+ *   server-early   as a server: answer 200 connects (60 with
+ *                  SDP_QUICK=1) from an SDP client and send Data at
+ *                  once, before the client can have taken the HelloAck:
+ *                  every connect must succeed
  *   helloack       as a server: bad HelloAcks (version, short, no
  *                  buffers, wrong id) make the client's connect fail
  */
