@@ -8,7 +8,9 @@
 #    each way sdp_app waits for a connect, and for sdp_app's servers;
 #  - "sdp" gives the error (EAFNOSUPPORT);
 #  - a malformed configuration line is reported as FILE:LINE and the good
-#    lines still apply; nothing is ever written to the program's stdout.
+#    lines still apply; nothing is ever written to the program's stdout;
+#  - epoll of a socket settled by the rules gives the program's data back
+#    and costs no system call of libsdp's own.
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -f "$LIBSDP" ] || [ -d /sys/module/ib_sdp ]; then
@@ -110,4 +112,20 @@ check_eq "a vfork() child's close() leaves the parent's socket alone" \
 out=$(safe epolldata | paste -sd' ')
 check_eq "epoll data that looks like libsdp's own comes back as it was" \
 	"event data 0x5d5d000000000001 event data 0x7 events: 2" "$out"
+
+# epoll of a socket the rules have settled: the program's data on every
+# event, and no cost once nothing is left for libsdp to translate (the
+# old library blocked and restored every signal around each epoll_ctl()
+# of a tracked socket: two system calls, each costly, in every call of an
+# event loop)
+port=$((20000 + RANDOM % 20000))
+out=$(with_libsdp /tmp/host-both.conf timeout -s KILL 30 strace -f -qq \
+	-e trace=rt_sigprocmask,write -o /tmp/host-strace.out \
+	sdp_libsafe epollsettled 127.0.0.1 $port 2>/dev/null | paste -sd' ')
+check_eq "epoll of a settled socket: the program's data, each time" \
+	"added before connect: data 0x1 moved: data 0x2 added after connect: data 0x3 moved again: data 0x4 moved to a mark's likeness: data 0x5d5d000000000002 moved back: data 0x5 deleted: 0 events" \
+	"$out"
+n=$(awk '/write\(2, "loop/ { on = 1; next } /write\(2, "end/ { on = 0 }
+	on && /rt_sigprocmask/ { n++ } END { print n + 0 }' /tmp/host-strace.out)
+check_eq "1000 epoll_ctl() of a settled socket: no signal mask changes" 0 "$n"
 finish

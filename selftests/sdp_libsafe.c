@@ -20,6 +20,13 @@
  *	a pipe in epoll with data 0x5d5d000000000001 (libsdp's own mark
  *	pattern) next to a TCP socket with data 7: what epoll_wait()
  *	reports for each.
+ *   sdp_libsafe epollsettled ADDR PORT
+ *	a socket registered in epoll before its connect() (data 1), then
+ *	moved, deleted and added again after it (libsdp's rules settle it
+ *	there), each time with new data, at the end with data like libsdp's
+ *	mark: the data of each event and the events after the last DEL;
+ *	then 1000 EPOLL_CTL_MODs of the connected socket (a test counts the
+ *	system calls they make).
  *   sdp_libsafe forksig ADDR PORT
  *	for 3 s: fork() while a 100 us timer's handler closes a socket
  *	made before; prints how many forks (a deadlock never returns).
@@ -235,6 +242,64 @@ static int run_epolldata(void)
 	return 0;
 }
 
+/* One event from @ep within 2 s: "data D" or what came instead. */
+static void epoll_once(int ep, const char *what)
+{
+	struct epoll_event ev = { 0 };
+	int n = epoll_wait(ep, &ev, 1, 2000);
+
+	if (n == 1)
+		printf("%s: data %#llx\n", what,
+		       (unsigned long long)ev.data.u64);
+	else
+		printf("%s: %d events\n", what, n);
+}
+
+static void epoll_set(int ep, int op, int fd, uint64_t data)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = data };
+
+	if (epoll_ctl(ep, op, fd, &ev))
+		printf("epoll_ctl %d, data %#llx: %s\n", op,
+		       (unsigned long long)data, errname(errno));
+}
+
+static int run_epollsettled(void)
+{
+	int l = listener(), c = socket(AF_INET, SOCK_STREAM, 0), s, i;
+	int ep = epoll_create1(0);
+	char buf[16];
+
+	epoll_set(ep, EPOLL_CTL_ADD, c, 1);	/* before the rules apply */
+	if (connect(c, (struct sockaddr *)&sa, sizeof(sa))) {
+		printf("connect: %s\n", errname(errno));
+		return 1;
+	}
+	s = accept(l, NULL, NULL);
+	send(s, "a", 1, 0);	/* readable from now on */
+	epoll_once(ep, "added before connect");
+	epoll_set(ep, EPOLL_CTL_MOD, c, 2);
+	epoll_once(ep, "moved");
+	epoll_set(ep, EPOLL_CTL_DEL, c, 0);
+	epoll_set(ep, EPOLL_CTL_ADD, c, 3);
+	epoll_once(ep, "added after connect");
+	epoll_set(ep, EPOLL_CTL_MOD, c, 4);
+	epoll_once(ep, "moved again");
+	epoll_set(ep, EPOLL_CTL_MOD, c, 0x5d5d000000000002ULL);
+	epoll_once(ep, "moved to a mark's likeness");
+	epoll_set(ep, EPOLL_CTL_MOD, c, 5);
+	epoll_once(ep, "moved back");
+	epoll_set(ep, EPOLL_CTL_DEL, c, 0);
+	epoll_once(ep, "deleted");
+	recv(c, buf, sizeof(buf), 0);
+	epoll_set(ep, EPOLL_CTL_ADD, c, 6);
+	write(STDERR_FILENO, "loop\n", 5);	/* where the count starts */
+	for (i = 0; i < 1000; i++)
+		epoll_set(ep, EPOLL_CTL_MOD, c, 100 + i);
+	write(STDERR_FILENO, "end\n", 4);
+	return 0;
+}
+
 static volatile int victim = -1;
 static volatile long handled;
 
@@ -409,6 +474,7 @@ int main(int argc, char **argv)
 		{ "epolldata", run_epolldata }, { "forksig", run_forksig },
 		{ "sigclose", run_sigclose }, { "selectrace", run_selectrace },
 		{ "soerror", run_soerror },
+		{ "epollsettled", run_epollsettled },
 	};
 	size_t i;
 

@@ -24,6 +24,7 @@
 
 #define SDP_SLOT_EPFD	0x1	/* an epoll descriptor with marks */
 #define SDP_SLOT_TWIN	0x2	/* libsdp's own: a "both" socket's twin */
+#define SDP_SLOT_PLAIN	0x4	/* tracked, but epoll needs nothing of us */
 #define SDP_MAX_OPTS	64
 
 struct sdp_slot {
@@ -123,6 +124,15 @@ bool sdp_fd_tracked(int fd)
 	return sl && __atomic_load_n(&sl->sock, __ATOMIC_RELAXED);
 }
 
+bool sdp_fd_epoll_direct(int fd)
+{
+	struct sdp_slot *sl = sdp_slot_peek(fd);
+
+	return !sl || !__atomic_load_n(&sl->sock, __ATOMIC_RELAXED) ||
+	       (__atomic_load_n(&sl->flags, __ATOMIC_RELAXED) &
+		SDP_SLOT_PLAIN);
+}
+
 bool sdp_fd_is_twin(int fd)
 {
 	struct sdp_slot *sl = sdp_slot_peek(fd);
@@ -186,13 +196,51 @@ static bool sdp_state_special(enum sdp_sock_state state)
 	return state == SDP_SOCK_BOTH_LISTEN || state == SDP_SOCK_BOTH_CONNECT;
 }
 
+/* Plain: settled for good (SDP and TCP are final states: nothing swaps
+ * the socket again) and no epoll registration recorded, so epoll_ctl()
+ * may go straight to the kernel with the program's own data.
+ */
+static bool sdp_sock_plain(const struct sdp_sock *s)
+{
+	return (s->state == SDP_SOCK_SDP || s->state == SDP_SOCK_TCP) &&
+	       !s->nregs;
+}
+
+static void sdp_slot_set_plain(int fd, bool plain)
+{
+	if (plain)
+		__atomic_or_fetch(&sdp_slots[fd].flags, SDP_SLOT_PLAIN,
+				  __ATOMIC_RELAXED);
+	else
+		__atomic_and_fetch(&sdp_slots[fd].flags, ~SDP_SLOT_PLAIN,
+				   __ATOMIC_RELAXED);
+}
+
+static void sdp_slot_set_plain_cb(int fd, void *arg)
+{
+	sdp_slot_set_plain(fd, *(bool *)arg);
+}
+
+/* Under the lock, after @s changed as @was_plain says it was: every
+ * descriptor of @s says what it now is.
+ */
+static void sdp_sock_plain_update(struct sdp_sock *s, bool was_plain)
+{
+	bool plain = sdp_sock_plain(s);
+
+	if (plain != was_plain)
+		sdp_sock_for_each_fd(s, sdp_slot_set_plain_cb, &plain);
+}
+
 void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state)
 {
 	int d = sdp_state_special(state) - sdp_state_special(s->state);
+	bool was_plain = sdp_sock_plain(s);
 
 	if (d)
 		__atomic_add_fetch(&sdp_special_count, d, __ATOMIC_RELAXED);
 	s->state = state;
+	sdp_sock_plain_update(s, was_plain);
 }
 
 /* Under the lock, where allocating is allowed anyway. */
@@ -229,6 +277,7 @@ struct sdp_sock *sdp_sock_track(int fd, int domain)
 	s->domain = domain;
 	s->state = SDP_SOCK_UNDECIDED;
 	s->twin = -1;
+	__atomic_and_fetch(&sl->flags, ~SDP_SLOT_PLAIN, __ATOMIC_RELAXED);
 	__atomic_store_n(&sl->sock, s, __ATOMIC_RELAXED);
 	return s;
 }
@@ -245,6 +294,7 @@ void sdp_fd_attach(int fd, struct sdp_sock *s)
 	if (sl->sock)
 		sdp_fd_detach(fd);
 	s->refs++;
+	sdp_slot_set_plain(fd, sdp_sock_plain(s));
 	__atomic_store_n(&sl->sock, s, __ATOMIC_RELAXED);
 }
 
@@ -322,6 +372,7 @@ void sdp_fd_detach(int fd)
 	if (!s)
 		return;
 	__atomic_store_n(&sdp_slots[fd].sock, NULL, __ATOMIC_RELAXED);
+	sdp_slot_set_plain(fd, false);
 	/* this descriptor's registrations end with it */
 	for (i = 0; i < s->nregs; ) {
 		if (s->regs[i].fd == fd) {
@@ -463,6 +514,7 @@ struct sdp_reg *sdp_reg_find(struct sdp_sock *s, int epfd, int fd)
 struct sdp_reg *sdp_reg_add(struct sdp_sock *s, int epfd, int fd,
 			    uint32_t events, uint64_t data)
 {
+	bool was_plain = sdp_sock_plain(s);
 	struct sdp_reg *v, *r;
 	uint32_t id = sdp_mark_new(epfd, fd, false, data);
 
@@ -475,6 +527,7 @@ struct sdp_reg *sdp_reg_add(struct sdp_sock *s, int epfd, int fd,
 	}
 	s->regs = v;
 	r = &s->regs[s->nregs++];
+	sdp_sock_plain_update(s, was_plain);
 	r->epfd = epfd;
 	r->fd = fd;
 	r->events = events;
@@ -494,6 +547,7 @@ void sdp_reg_del(struct sdp_sock *s, struct sdp_reg *r)
 		sdp_mark_free(r->twin_id);
 	memmove(r, r + 1, (s->nregs - i - 1) * sizeof(*r));
 	s->nregs--;
+	sdp_sock_plain_update(s, false);
 }
 
 uint32_t sdp_mark_new(int epfd, int fd, bool twin, uint64_t data)

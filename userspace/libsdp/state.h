@@ -10,9 +10,13 @@
  * socket swapped for another is swapped behind every copy.
  *
  * Locking: one mutex (sdp_lock()) protects every struct sdp_sock, the
- * table's contents and the epoll marks.  sdp_fd_tracked() and the two
- * counters are read without it, as hints for fast paths: an untracked
- * descriptor costs no lock.  The lock is never held across a call that
+ * table's contents and the epoll marks.  sdp_fd_tracked(),
+ * sdp_fd_epoll_direct() and the two counters are read without it, as
+ * hints for fast paths: an untracked descriptor costs no lock, nor does
+ * epoll_ctl() of a socket whose state is final and has no registration
+ * recorded (the common case: a connection libsdp moved to SDP).  A hint
+ * read while another thread closes the descriptor and reuses its number
+ * may be stale, as the descriptor itself would be for the program.  The lock is never held across a call that
  * may block for long (a blocking connect, accept or wait), and signals
  * are blocked while it is held, so that a signal handler may call what
  * takes it.  fork() takes it (pthread_atfork), so the child starts with
@@ -98,6 +102,10 @@ void sdp_unlock(void);
 
 /* Lock-free hints. */
 bool sdp_fd_tracked(int fd);
+/* Untracked, or a tracked socket epoll needs nothing of libsdp for: its
+ * state final (SDP or TCP), no registration recorded.
+ */
+bool sdp_fd_epoll_direct(int fd);
 bool sdp_fd_is_epfd(int fd);
 bool sdp_fd_is_twin(int fd);	/* libsdp's own descriptor */
 bool sdp_state_ours(void);	/* not a vfork() child sharing it */

@@ -384,6 +384,32 @@ static struct sdp_sock *sdp_epoll_escape(int fd)
 	return s;
 }
 
+/* Under the lock: EPOLL_CTL_MOD of a registration libsdp did not record
+ * (made while @s was plain), to data that looks like a mark: recorded
+ * from now on, under a mark of its own.
+ */
+static int sdp_epoll_mod_escape(int epfd, int fd, struct sdp_sock *s,
+				const struct epoll_event *ev)
+{
+	struct epoll_event mev = { .events = ev->events };
+	struct sdp_reg *r = sdp_reg_add(s, epfd, fd, ev->events, ev->data.u64);
+	int ret;
+
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
+	}
+	mev.data.u64 = SDP_MARK | r->id;
+	ret = sdp_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mev);
+	if (ret) {
+		int err = errno;
+
+		sdp_reg_del(s, r);
+		errno = err;
+	}
+	return ret;
+}
+
 SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	struct epoll_event mev;
@@ -392,7 +418,7 @@ SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	int ret = -1, err = 0;
 
 	sdp_init();
-	if (!sdp_fd_tracked(fd) && !sdp_epoll_data_marked(op, ev))
+	if (sdp_fd_epoll_direct(fd) && !sdp_epoll_data_marked(op, ev))
 		return sdp_real.epoll_ctl(epfd, op, fd, ev);
 	sdp_lock();
 	s = sdp_sock_get(fd);
@@ -426,6 +452,12 @@ SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			sdp_twin_register(s);
 		break;
 	case EPOLL_CTL_MOD:
+		if (!r && sdp_epoll_data_marked(op, ev)) {
+			/* added unrecorded (plain), now with data like a mark */
+			ret = sdp_epoll_mod_escape(epfd, fd, s, ev);
+			err = ret ? errno : 0;
+			break;
+		}
 		if (!r) {
 			sdp_unlock();
 			return sdp_real.epoll_ctl(epfd, op, fd, ev);
