@@ -20,7 +20,9 @@
  *
  * epoll registrations of tracked sockets carry marked data (state.h), so
  * that epoll_wait() can tell which socket an event is for: the program's
- * data is put back before it sees the event.
+ * data is put back before it sees the event.  A socket whose state is
+ * final (SDP or TCP) and has no registration recorded needs none:
+ * epoll_ctl() passes it through untouched (sdp_fd_epoll_direct()).
  */
 #include <errno.h>
 #include <stdlib.h>
