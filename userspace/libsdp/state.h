@@ -16,11 +16,11 @@
  * epoll_ctl() of a socket whose state is final and has no registration
  * recorded (the common case: a connection libsdp moved to SDP).  A hint
  * read while another thread closes the descriptor and reuses its number
- * may be stale, as the descriptor itself would be for the program.  The lock is never held across a call that
- * may block for long (a blocking connect, accept or wait), and signals
- * are blocked while it is held, so that a signal handler may call what
- * takes it.  fork() takes it (pthread_atfork), so the child starts with
- * it free.  Nothing reached from close() frees memory (a dead socket
+ * may be stale, as the descriptor itself would be for the program.  The
+ * lock is never held across a call that may block for long (a blocking
+ * connect, accept or wait), and signals are blocked while it is held, so
+ * that a signal handler may call what takes it.  fork() takes it
+ * (pthread_atfork), so the child starts with it free.  Nothing reached from close() frees memory (a dead socket
  * waits on a list for a call that allocates anyway): close() is
  * async-signal-safe, and programs call it from handlers.  A vfork()
  * child shares this state with its parent but not its descriptors: its

@@ -386,30 +386,25 @@ static struct sdp_sock *sdp_epoll_escape(int fd)
 	return s;
 }
 
-/* Under the lock: EPOLL_CTL_MOD of a registration libsdp did not record
- * (made while @s was plain), to data that looks like a mark: recorded
- * from now on, under a mark of its own.
+/* Under the lock: record @fd's registration in @epfd and make it (@op:
+ * an ADD, or a MOD of one made unrecorded while @s was plain, to data
+ * that looks like a mark) under a mark of its own.  Returns 0 or -errno.
  */
-static int sdp_epoll_mod_escape(int epfd, int fd, struct sdp_sock *s,
-				const struct epoll_event *ev)
+static int sdp_epoll_record(int epfd, int op, int fd, struct sdp_sock *s,
+			    const struct epoll_event *ev)
 {
 	struct epoll_event mev = { .events = ev->events };
 	struct sdp_reg *r = sdp_reg_add(s, epfd, fd, ev->events, ev->data.u64);
-	int ret;
+	int err;
 
-	if (!r) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!r)
+		return -ENOMEM;
 	mev.data.u64 = SDP_MARK | r->id;
-	ret = sdp_real.epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &mev);
-	if (ret) {
-		int err = errno;
-
-		sdp_reg_del(s, r);
-		errno = err;
-	}
-	return ret;
+	if (!sdp_real.epoll_ctl(epfd, op, fd, &mev))
+		return 0;
+	err = errno;
+	sdp_reg_del(s, r);
+	return -err;
 }
 
 SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
@@ -437,27 +432,18 @@ SDP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 			err = EEXIST;
 			break;
 		}
-		r = sdp_reg_add(s, epfd, fd, ev->events, ev->data.u64);
-		if (!r) {
-			err = ENOMEM;
+		err = -sdp_epoll_record(epfd, op, fd, s, ev);
+		if (err)
 			break;
-		}
-		mev.events = ev->events;
-		mev.data.u64 = SDP_MARK | r->id;
-		ret = sdp_real.epoll_ctl(epfd, op, fd, &mev);
-		if (ret) {
-			err = errno;
-			sdp_reg_del(s, r);
-			break;
-		}
+		ret = 0;
 		if (s->state == SDP_SOCK_BOTH_LISTEN)
 			sdp_twin_register(s);
 		break;
 	case EPOLL_CTL_MOD:
 		if (!r && sdp_epoll_data_marked(op, ev)) {
 			/* added unrecorded (plain), now with data like a mark */
-			ret = sdp_epoll_mod_escape(epfd, fd, s, ev);
-			err = ret ? errno : 0;
+			err = -sdp_epoll_record(epfd, op, fd, s, ev);
+			ret = err ? -1 : 0;
 			break;
 		}
 		if (!r) {
