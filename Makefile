@@ -116,7 +116,8 @@ fuzz:
 # build/bench/ (ROUNDS, SECS, WHERE=one|two|both, DEVS=rxe|siw|both);
 # testbed/bench-local: same-host connections against TCP and AF_UNIX;
 # testbed/bench-apps-local: nginx, redis and iperf3 on one host, SDP
-# against TCP loopback (and AF_UNIX for redis);
+# against TCP loopback (and AF_UNIX for redis); testbed/bench-placement:
+# the cost of a 64 KiB send against where the program's buffer lies;
 # testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy;
 # testbed/bench-region: one-sided RDMA through the socket against raw
 # verbs, io_uring SEND_ZC against send() and MSG_ZEROCOPY.
@@ -130,6 +131,7 @@ bench:
 	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
 	testbed/bench-local $(ROUNDS)
 	testbed/bench-apps-local 3
+	testbed/bench-placement
 	testbed/bench-az $(SECS)
 	testbed/bench-region $(SECS)
 

@@ -14,6 +14,15 @@
  * trip's distribution: "rtt p50 P p90 P p99 P p999 P max M" (us), and the
  * round trips over 10 x the median ("slow N"), with the first's index.
  *
+ *   sdp_lbench FAM ADDR PORT place SIZE SENDS
+ *	where the sender's buffer lies: SENDS non-blocking SIZE-byte
+ *	sends (as an event-driven program makes) from a buffer at each of
+ *	SDP_LBENCH_PAGES (default 128) page offsets of one region, twice
+ *	over; prints "place K US US" (us per send, each pass) per offset,
+ *	then "placed median US mean US slow N": N offsets over 2x the
+ *	median in both passes (a cost that follows the placement, not
+ *	noise; see Documentation/testbed.rst)
+ *
  *   sdp_lbench FAM ADDR PORT serve
  *	a server for the two above on another host (or under a preloaded
  *	socket library): one connection after another, until killed
@@ -34,6 +43,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -268,6 +280,64 @@ static void run_bw(int fd, char *buf, size_t size, long secs)
 	bw_bytes = bytes;
 }
 
+static void send_all(int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t r = send(fd, b, n, MSG_DONTWAIT);
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (r < 0 && errno == EAGAIN) {
+			poll(&p, 1, -1);
+			continue;
+		}
+		if (r <= 0)
+			die("send");
+		b += r;
+		n -= r;
+	}
+}
+
+/* The cost of a send against where its buffer lies (place). */
+static void run_place(int fd, size_t size, long sends)
+{
+	long pages = getenv("SDP_LBENCH_PAGES") ?
+		     atol(getenv("SDP_LBENCH_PAGES")) : 128;
+	double *us, *s, t, med, mean = 0;
+	long k, i, slow = 0, pass;
+	char *reg, ack;
+
+	if (pages < 1 || pages > 4096)
+		die("SDP_LBENCH_PAGES");
+	reg = mmap(NULL, pages * 4096 + size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	us = calloc(2 * pages, sizeof(*us));
+	s = calloc(2 * pages, sizeof(*s));
+	if (reg == MAP_FAILED || !us || !s)
+		die("place");
+	memset(reg, 'x', pages * 4096 + size);
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < pages; k++) {
+			t = now();
+			for (i = 0; i < sends; i++)
+				send_all(fd, reg + k * 4096, size);
+			us[pass * pages + k] = (now() - t) / sends * 1e6;
+		}
+	shutdown(fd, SHUT_WR);
+	if (read(fd, &ack, 1) != 1)
+		die("ack");
+	memcpy(s, us, 2 * pages * sizeof(*s));
+	qsort(s, 2 * pages, sizeof(*s), cmp_dbl);
+	med = s[pages];
+	for (k = 0; k < pages; k++) {
+		printf("place %ld %.1f %.1f\n", k, us[k], us[pages + k]);
+		mean += (us[k] + us[pages + k]) / (2 * pages);
+		slow += us[k] > 2 * med && us[pages + k] > 2 * med;
+	}
+	printf("placed median %.1f mean %.1f slow %ld\n", med, mean, slow);
+	free(us);
+	free(s);
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss;
@@ -282,7 +352,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[4], "serve")) {
 		remote = 0;
 	} else if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "remote"))) &&
-		   (!strcmp(argv[4], "lat") || !strcmp(argv[4], "bw"))) {
+		   (!strcmp(argv[4], "lat") || !strcmp(argv[4], "bw") ||
+		    !strcmp(argv[4], "place"))) {
 		remote = argc == 8;
 	} else {
 		fprintf(stderr, "usage: see the comment at the top of %s\n",
@@ -344,6 +415,8 @@ int main(int argc, char **argv)
 		die("header");
 	if (lat)
 		run_lat(fd, buf, size, iters);
+	else if (!strcmp(argv[4], "place"))
+		run_place(fd, size, iters);
 	else
 		run_bw(fd, buf, size, iters);
 	close(fd);
