@@ -71,6 +71,13 @@ static void sdp_close_conn(struct sdp_sock *ssk)
 		if (ssk->rcv_nxt != ssk->copied_seq ||
 		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
 			sdp_conn_abort(ssk, 0, true);
+			/* Nobody reads it now: drop it before the peer can
+			 * see the reset (the teardown needs our lock), as
+			 * tcp_close() does, so that a sender's MSG_ZEROCOPY
+			 * completions for it are queued by then.
+			 */
+			ssk->tp->rx_purge(ssk);
+			WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
 			break;
 		}
 		sdp_shutdown_send(ssk);
