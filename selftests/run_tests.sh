@@ -14,7 +14,8 @@
 # A test passes with exit 0, is skipped with exit 4 (kselftest's KSFT_SKIP)
 # and fails otherwise.  Each has TEST_TIMEOUT seconds (default: what a
 # "# timeout: N" line of the test's own says, else the timeout= of
-# kselftest's settings file, 600).  config lists the kernel options the
+# kselftest's settings file, 600), times SDP_TIME_SCALE (a slower kernel:
+# the debug kernel's runs set 3).  config lists the kernel options the
 # tests need, as kselftest's config files do.
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -54,7 +55,7 @@ for t in "${tests[@]}"; do
 	echo "# selftests: sdp: $t"
 	start=$(date +%s)
 	to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -n 1)
-	to=${TEST_TIMEOUT:-${to:-$default_to}}
+	to=${TEST_TIMEOUT:-$(( ${to:-$default_to} * ${SDP_TIME_SCALE:-1} ))}
 	timeout -k 10 "$to" "./$t" $arg 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))
