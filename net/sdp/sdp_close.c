@@ -49,6 +49,22 @@
 
 #include "sdp.h"
 
+/* Nobody reads it now: drop what was received and not read before the
+ * peer can see the reset (the teardown needs our lock), as tcp_close()
+ * does, so that a sender's MSG_ZEROCOPY completions for it are queued by
+ * then.  A read-ahead under way holds pointers into the queue with the
+ * lock dropped: wait for it first (the abort's teardown ends its
+ * transfers).  If a fatal signal cuts that short, the socket's
+ * destruction drops the queue, after the teardown.
+ */
+static void sdp_close_unread(struct sdp_sock *ssk)
+{
+	if (sdp_conn_quiesce(ssk))
+		return;
+	ssk->tp->rx_purge(ssk);
+	WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
+}
+
 /* Under the socket lock: what close() does to the connection. */
 static void sdp_close_conn(struct sdp_sock *ssk)
 {
@@ -71,13 +87,7 @@ static void sdp_close_conn(struct sdp_sock *ssk)
 		if (ssk->rcv_nxt != ssk->copied_seq ||
 		    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
 			sdp_conn_abort(ssk, 0, true);
-			/* Nobody reads it now: drop it before the peer can
-			 * see the reset (the teardown needs our lock), as
-			 * tcp_close() does, so that a sender's MSG_ZEROCOPY
-			 * completions for it are queued by then.
-			 */
-			ssk->tp->rx_purge(ssk);
-			WRITE_ONCE(ssk->copied_seq, ssk->rcv_nxt);
+			sdp_close_unread(ssk);
 			break;
 		}
 		sdp_shutdown_send(ssk);
