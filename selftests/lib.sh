@@ -155,6 +155,7 @@ sdp_check_clean() {
 	check_eq "no row left in /proc/net/sdp" 1 "$(wc -l </proc/net/sdp)"
 	check_eq "no SDP socket left in its slab cache" 0 "$(sdp_slab_objs)"
 	check_eq "no page held for sendfile()" 0 "$(sdp_stat ZcopyPageRefs)"
+	check_eq "no buffer memory left" 0 "$(sdp_stat BufferBytes)"
 	check "ib_sdp unloads" rmmod ib_sdp
 }
 

@@ -37,7 +37,8 @@
  *	receiver gets a prefix of the stream, then an end.
  *   sdp_zc closeahead ADDR PORT
  *	twenty times: a receiver that never reads closes while its SrcAvails
- *	are being read ahead; the blocking sender gets a reset (the send
+ *	are being read ahead (half of them once a SrcAvail has come, a few
+ *	ms later); the blocking sender gets a reset (the send
  *	returns what it advertised, as TCP returns what it queued, and the
  *	next send fails).
  *   sdp_zc shutread ADDR PORT
@@ -1145,15 +1146,30 @@ static int run_kill(void)
 
 /* ---- closed while reading ahead ------------------------------------------ */
 
+/* Wait up to a second until more than @n bytes are queued on @s (a
+ * SrcAvail's bytes count once it has come).
+ */
+static void wait_inq(int s, int n)
+{
+	int i, q = 0;
+
+	for (i = 0; i < 1000 && (ioctl(s, SIOCINQ, &q) || q <= n); i++)
+		usleep(1000);
+}
+
 /* The receiver never reads: the module reads the SrcAvails ahead, and the
  * receiver closes at some point of that (unread data: a reset, as TCP).
  * The sender's blocking send must fail, and the module must survive the
- * read-ahead of a socket closed under it.
+ * read-ahead of a socket closed under it.  The first half of the rounds
+ * close at a time swept from the start; the second half once a SrcAvail
+ * has come (more queued than the receive buffer holds), a jiffy and more
+ * later: its read-ahead is then under way (on a slow wire, surely).
  */
 static int run_closeahead(void)
 {
 	enum { N = 8 << 20, ROUNDS = 20 };
-	int l = listener(port), c, s, st, i, resets = 0;
+	int l = listener(port), c, s, st, i, resets = 0, rcvbuf = 0;
+	socklen_t len = sizeof(rcvbuf);
 	unsigned char *buf = malloc(N);
 	pid_t pid;
 
@@ -1174,7 +1190,13 @@ static int run_closeahead(void)
 			_exit(err == ECONNRESET || err == EPIPE ? 0 : 1);
 		}
 		close(c);
-		usleep((i % 10) * 3000);
+		if (i >= ROUNDS / 2) {
+			getsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len);
+			wait_inq(s, rcvbuf);
+			usleep(5000 + (i % 10) * 2000);
+		} else {
+			usleep((i % 10) * 3000);
+		}
 		close(s);
 		waitpid(pid, &st, 0);
 		resets += WIFEXITED(st) && !WEXITSTATUS(st);

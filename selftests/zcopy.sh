@@ -22,7 +22,8 @@
 #  - past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) sends are copied instead;
 #  - MSG_ZEROCOPY: the completion comes only once the peer has read;
 #  - a signal every millisecond at both ends, killed peers, and receivers
-#    closed while their SrcAvails are read ahead;
+#    closed while their SrcAvails are read ahead (on the slow wire too:
+#    no buffer memory left after);
 #  - SrcAvails still unread when both DisConns are through are read all
 #    the same; a fork() while the peer writes into a buffer cannot divert
 #    its bytes to the child's copy;
@@ -44,6 +45,15 @@ smoke() { [ "${SDP_SMOKE:-0}" = 1 ]; }
 
 sdp_fresh || exit 1
 addr=$SDP_ADDR
+
+no_buf_left() {	# what: once the sockets are gone, no buffer is accounted
+	local i
+	for i in $(seq 50); do
+		[ "$(sdp_inuse)" = 0 ] && break
+		sleep 0.2
+	done
+	check_eq "$1: no buffer memory left" 0 "$(sdp_stat BufferBytes)"
+}
 
 mode() {	# name port: run one sdp_zc mode, show its failures
 	local out rc perr
@@ -112,6 +122,11 @@ mode sink 8111
 check "on the slow wire, written into the waiting reader's buffers" \
 	test "$(sdp_stat TxZcopyWriteBytes)" -gt "$written"
 mode overwrite 8116
+# a receiver closed while its read-ahead's READs are on the slow wire:
+# close() waits for them before it drops the queue (else the READs'
+# buffers, queued after the drop, were lost)
+mode closeahead 8117
+no_buf_left "closed during read-ahead on the slow wire"
 tc qdisc del dev lo root
 mode msgzc 8120
 # pinned FOLL_LONGTERM: a fork() cannot divert the peer's writes
@@ -123,6 +138,7 @@ fi
 mode interrupt 8130
 mode kill 8140
 mode closeahead 8145
+no_buf_left "closed during read-ahead"
 # unread SrcAvails after both DisConns: the reader still gets them all
 mode shutread 8146
 mode sendwait 8148
