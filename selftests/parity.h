@@ -267,21 +267,27 @@ static inline int setint(int fd, int level, int name, int v)
 }
 
 /* Fill what a socket takes while its peer does not read: non-blocking
- * sends until EAGAIN, and again while POLLOUT comes back within 300 ms.
+ * sends until EAGAIN, and again while POLLOUT comes back within 300 ms
+ * (times SDP_TIME_SCALE: under the debug kernel SDP's receiver spills
+ * unread messages, giving room back, slower than that).
  * The first EAGAIN may come while bytes are still on their way to the
  * peer's buffers (TCP between two hosts; a peer that takes more as it
  * sees its program away): their room comes back, and a writer polling
- * goes on; and TCP takes sends into room too small for POLLOUT.  A bounded number of rounds: one that never fills shows
+ * goes on; and TCP takes sends into room too small for POLLOUT.  A
+ * bounded number of rounds: one that never fills shows
  * POLLOUT to the caller's next look.  Returns the bytes sent; *shorts
  * (if given) says whether a short count came before an EAGAIN.
  */
 static inline size_t fill(int fd, bool *shorts)
 {
 	static char buf[1 << 16];
-	int fl = fcntl(fd, F_GETFL), round, err = 0;
+	int fl = fcntl(fd, F_GETFL), round, err = 0, quiet = 300;
+	const char *scale = getenv("SDP_TIME_SCALE");
 	size_t total = 0;
 	ssize_t n;
 
+	if (scale && atoi(scale) > 1)	/* a slower kernel: room comes slower */
+		quiet *= atoi(scale);
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	for (round = 0; round < 200; round++) {
 		while ((n = send(fd, buf, sizeof(buf), MSG_NOSIGNAL)) > 0) {
@@ -292,7 +298,7 @@ static inline size_t fill(int fd, bool *shorts)
 		err = n < 0 ? errno : 0;
 		if (err != EAGAIN)
 			break;
-		if (wait_for(fd, POLLOUT, 300))
+		if (wait_for(fd, POLLOUT, quiet))
 			continue;
 		/* TCP shows POLLOUT only once a third of its buffer is
 		 * free (sk_stream_is_writeable()), and takes a send into
