@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KSFT_PASS 0
@@ -64,6 +65,17 @@ static inline long sdp_stat_of(const char *name)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/* SDP_TIME_SCALE: how many times slower than the test bed's usual kernel
+ * the one under test runs (make check-full's debug kernel: 3), for the
+ * times a test waits to call something quiet; 1 if unset.
+ */
+static inline int sdp_time_scale(void)
+{
+	const char *s = getenv("SDP_TIME_SCALE");
+
+	return s && atoi(s) > 1 ? atoi(s) : 1;
 }
 
 /* ib_sdp's module parameter @name (e.g. "af_inet_sdp"), or @dflt if the

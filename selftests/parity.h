@@ -281,13 +281,11 @@ static inline int setint(int fd, int level, int name, int v)
 static inline size_t fill(int fd, bool *shorts)
 {
 	static char buf[1 << 16];
-	int fl = fcntl(fd, F_GETFL), round, err = 0, quiet = 300;
-	const char *scale = getenv("SDP_TIME_SCALE");
+	int fl = fcntl(fd, F_GETFL), round, err = 0;
+	int quiet = 300 * sdp_time_scale();
 	size_t total = 0;
 	ssize_t n;
 
-	if (scale && atoi(scale) > 1)	/* a slower kernel: room comes slower */
-		quiet *= atoi(scale);
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	for (round = 0; round < 200; round++) {
 		while ((n = send(fd, buf, sizeof(buf), MSG_NOSIGNAL)) > 0) {

@@ -571,7 +571,7 @@ static int run_sendfile_hold(void)
 	fclose(w);
 	bound = (wmem[2] + (1 << 20)) / 4096;
 	fcntl(c, F_SETFL, O_NONBLOCK);
-	while (idle < 20) {	/* until 2 s without progress */
+	while (idle < 20 * sdp_time_scale()) {	/* 2 s without progress */
 		struct pollfd pfd = { .fd = c, .events = POLLOUT };
 
 		n = sendfile(c, f, &off, SF_FILE - off);
@@ -590,7 +590,7 @@ static int run_sendfile_hold(void)
 		}
 		break;
 	}
-	CHECK(idle == 20, "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
+	CHECK(idle == 20 * sdp_time_scale(), "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
 	      taken, n < 0 ? errname(errno) : "no error");
 	refs = sdp_stat_of("ZcopyPageRefs");
 	CHECK(refs > 0 && refs <= bound, "pages held for it: %ld, at most %ld", refs, bound);
