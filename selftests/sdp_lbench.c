@@ -23,6 +23,12 @@
  *	median in both passes (a cost that follows the placement, not
  *	noise; see Documentation/testbed.rst)
  *
+ *   sdp_lbench FAM ADDR PORT rplace SIZE READS
+ *	where the reader's buffer lies: the server sends SIZE-byte
+ *	messages without blocking, as fast as they go, and this side
+ *	reads READS of them into a buffer at each page offset (as
+ *	place); the same report, in us per SIZE bytes read
+ *
  *   sdp_lbench FAM ADDR PORT serve
  *	a server for the two above on another host (or under a preloaded
  *	socket library): one connection after another, until killed
@@ -163,9 +169,33 @@ static void nodelay(int fd, int f)
 
 /* What the client asks for, first on the connection (network order). */
 struct lb_hdr {
-	uint32_t lat;
+	uint32_t lat;	/* LB_BW, LB_LAT or LB_STREAM */
 	uint32_t size;
 };
+
+enum { LB_BW, LB_LAT, LB_STREAM };
+
+/* rplace's server side: SIZE-byte messages without blocking (as an
+ * event-driven server writes), until the reader goes.
+ */
+static void stream_to(int fd, const char *buf, size_t size)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	size_t off = 0;
+	ssize_t r;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		r = send(fd, buf + off, size - off, MSG_DONTWAIT);
+		if (r < 0 && errno == EAGAIN) {
+			poll(&p, 1, -1);
+			continue;
+		}
+		if (r <= 0)
+			return;
+		off = (off + r) % size;
+	}
+}
 
 /* One connection's server side: echo (lat) or drain and acknowledge (bw). */
 static void serve_one(int fd, int f)
@@ -181,7 +211,10 @@ static void serve_one(int fd, int f)
 	buf = size && size <= (64u << 20) ? malloc(size) : NULL;
 	if (!buf)
 		return;
-	if (ntohl(h.lat)) {
+	memset(buf, 'x', size);
+	if (ntohl(h.lat) == LB_STREAM) {
+		stream_to(fd, buf, size);
+	} else if (ntohl(h.lat) == LB_LAT) {
 		long delay = getenv("SDP_LBENCH_DELAY_US") ?
 			     atol(getenv("SDP_LBENCH_DELAY_US")) : 0;
 
@@ -297,8 +330,10 @@ static void send_all(int fd, const char *b, size_t n)
 	}
 }
 
-/* The cost of a send against where its buffer lies (place). */
-static void run_place(int fd, size_t size, long sends)
+/* The cost of a send (place) or of a read (rplace, @rd) against where
+ * its buffer lies.
+ */
+static void run_place(int fd, size_t size, long sends, int rd)
 {
 	long pages = getenv("SDP_LBENCH_PAGES") ?
 		     atol(getenv("SDP_LBENCH_PAGES")) : 128;
@@ -319,12 +354,17 @@ static void run_place(int fd, size_t size, long sends)
 		for (k = 0; k < pages; k++) {
 			t = now();
 			for (i = 0; i < sends; i++)
-				send_all(fd, reg + k * 4096, size);
+				if (!rd)
+					send_all(fd, reg + k * 4096, size);
+				else if (full(fd, reg + k * 4096, size, 1))
+					die("read");
 			us[pass * pages + k] = (now() - t) / sends * 1e6;
 		}
-	shutdown(fd, SHUT_WR);
-	if (read(fd, &ack, 1) != 1)
-		die("ack");
+	if (!rd) {
+		shutdown(fd, SHUT_WR);
+		if (read(fd, &ack, 1) != 1)
+			die("ack");
+	}
 	memcpy(s, us, 2 * pages * sizeof(*s));
 	qsort(s, 2 * pages, sizeof(*s), cmp_dbl);
 	med = s[pages];
@@ -353,7 +393,7 @@ int main(int argc, char **argv)
 		remote = 0;
 	} else if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "remote"))) &&
 		   (!strcmp(argv[4], "lat") || !strcmp(argv[4], "bw") ||
-		    !strcmp(argv[4], "place"))) {
+		    !strcmp(argv[4], "place") || !strcmp(argv[4], "rplace"))) {
 		remote = argc == 8;
 	} else {
 		fprintf(stderr, "usage: see the comment at the top of %s\n",
@@ -409,14 +449,15 @@ int main(int argc, char **argv)
 	if (connect(fd, (struct sockaddr *)&ss, len))
 		die("connect");
 	nodelay(fd, f);
-	h.lat = htonl(lat);
+	h.lat = htonl(lat ? LB_LAT : !strcmp(argv[4], "rplace") ? LB_STREAM :
+		      LB_BW);
 	h.size = htonl(size);
 	if (full(fd, (char *)&h, sizeof(h), 0))
 		die("header");
 	if (lat)
 		run_lat(fd, buf, size, iters);
-	else if (!strcmp(argv[4], "place"))
-		run_place(fd, size, iters);
+	else if (!strcmp(argv[4], "place") || !strcmp(argv[4], "rplace"))
+		run_place(fd, size, iters, !strcmp(argv[4], "rplace"));
 	else
 		run_bw(fd, buf, size, iters);
 	close(fd);
