@@ -144,12 +144,18 @@ sdp_slab_objs() {
 
 # sdp_check_clean: after a test, every SDP socket, its memory and every
 # RDMA object is gone (teardown is asynchronous: allow it a few seconds).
-sdp_check_clean() {
+# sdp_wait_gone: up to 10 s for every SDP socket and its verbs objects
+# to be gone (a closed socket's teardown runs from a work item).
+sdp_wait_gone() {
 	local i
 	for i in $(seq 50); do
-		[ "$(sdp_inuse)" = 0 ] && [ "$(sdp_rdma_objects)" = "0 0 0" ] && break
+		[ "$(sdp_inuse)" = 0 ] && [ "$(sdp_rdma_objects)" = "0 0 0" ] && return
 		sleep 0.2
 	done
+}
+
+sdp_check_clean() {
+	sdp_wait_gone
 	check_eq "no SDP socket left" 0 "$(sdp_inuse)"
 	check_eq "no ib_sdp QP, CQ or MR left" "0 0 0" "$(sdp_rdma_objects)"
 	check_eq "no row left in /proc/net/sdp" 1 "$(wc -l </proc/net/sdp)"

@@ -30,7 +30,7 @@
  *	place); the same report, in us per SIZE bytes read
  *
  *   sdp_lbench FAM ADDR PORT serve
- *	a server for the two above on another host (or under a preloaded
+ *	a server for the modes above on another host (or under a preloaded
  *	socket library): one connection after another, until killed
  *
  * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp", or
@@ -211,8 +211,8 @@ static void serve_one(int fd, int f)
 	buf = size && size <= (64u << 20) ? malloc(size) : NULL;
 	if (!buf)
 		return;
-	memset(buf, 'x', size);
 	if (ntohl(h.lat) == LB_STREAM) {
+		memset(buf, 'x', size);	/* not the shared zero page */
 		stream_to(fd, buf, size);
 	} else if (ntohl(h.lat) == LB_LAT) {
 		long delay = getenv("SDP_LBENCH_DELAY_US") ?

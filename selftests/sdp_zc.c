@@ -561,6 +561,7 @@ static int run_sendfile_hold(void)
 	struct linger lg = { 1, 0 };
 	long wmem[3] = { 0, 0, 0 }, refs, bound, taken = 0;
 	int f = sf_file(), idle = 0, eagain = 0, i;
+	const int quiet = 20 * sdp_time_scale();	/* 2 s without progress */
 	FILE *w = fopen("/proc/sys/net/ipv4/tcp_wmem", "r");
 	off_t off = 0;
 	ssize_t n = 0;
@@ -571,7 +572,7 @@ static int run_sendfile_hold(void)
 	fclose(w);
 	bound = (wmem[2] + (1 << 20)) / 4096;
 	fcntl(c, F_SETFL, O_NONBLOCK);
-	while (idle < 20 * sdp_time_scale()) {	/* 2 s without progress */
+	while (idle < quiet) {
 		struct pollfd pfd = { .fd = c, .events = POLLOUT };
 
 		n = sendfile(c, f, &off, SF_FILE - off);
@@ -590,7 +591,7 @@ static int run_sendfile_hold(void)
 		}
 		break;
 	}
-	CHECK(idle == 20 * sdp_time_scale(), "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
+	CHECK(idle == quiet, "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
 	      taken, n < 0 ? errname(errno) : "no error");
 	refs = sdp_stat_of("ZcopyPageRefs");
 	CHECK(refs > 0 && refs <= bound, "pages held for it: %ld, at most %ld", refs, bound);

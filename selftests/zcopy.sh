@@ -47,11 +47,7 @@ sdp_fresh || exit 1
 addr=$SDP_ADDR
 
 no_buf_left() {	# what: once the sockets are gone, no buffer is accounted
-	local i
-	for i in $(seq 50); do
-		[ "$(sdp_inuse)" = 0 ] && break
-		sleep 0.2
-	done
+	sdp_wait_gone
 	check_eq "$1: no buffer memory left" 0 "$(sdp_stat BufferBytes)"
 }
 
