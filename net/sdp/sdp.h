@@ -1257,6 +1257,7 @@ int sdp_rdma_sendmsg(struct sdp_sock *ssk, struct msghdr *msg,
 int sdp_rdma_sink(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		  int flags, long *timeo);
 void sdp_rdma_rx_done(struct sdp_sock *ssk, struct sdp_buf *buf);
+void sdp_rx_queue_free(struct sdp_conn *conn);
 void sdp_rdma_rx_purge(struct sdp_sock *ssk);
 void sdp_rdma_flush(struct sdp_sock *ssk, bool push);
 void sdp_rdma_info(struct sdp_sock *ssk, struct tcp_info *info);

@@ -309,14 +309,8 @@ void sdp_conn_free_verbs(struct sdp_sock *ssk, struct rdma_cm_id *id)
 static void sdp_rdma_conn_free(struct sdp_conn *conn)
 {
 	struct sdp_sock *ssk = conn->ssk;
-	struct sdp_buf *buf, *tmp;
 
-	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
-		if (buf->kind == SDP_BUF_BOUNCE)
-			sdp_bounce_free(buf);
-		else if (buf->kind == SDP_BUF_SPILL)
-			sdp_rx_spill_free(conn, buf);
-	}
+	sdp_rx_queue_free(conn);	/* what the ring does not free */
 	sdp_ring_free(ssk, &conn->rx_ring, conn->rx_size + SDP_CTRL_BUFS);
 	sdp_tx_bufs_free(ssk, conn);
 	sdp_ring_free(ssk, &conn->ctrl_ring, SDP_CTRL_BUFS);

@@ -112,12 +112,15 @@ static const char *sdp_rx_check(struct sdp_conn *conn, struct sdp_buf *buf,
 	return NULL;
 }
 
-/* The RDMA transport's ->rx_purge(): drop everything received and not
- * read, with the connection.
+/**
+ * sdp_rx_queue_free - free what @conn's receive queue holds of its own
+ * @conn: the connection, its socket locked or being freed
+ *
+ * Bounce and spill buffers; receive buffers are the ring's, freed (or
+ * posted again) with it.
  */
-void sdp_rdma_rx_purge(struct sdp_sock *ssk)
+void sdp_rx_queue_free(struct sdp_conn *conn)
 {
-	struct sdp_conn *conn = ssk->conn;
 	struct sdp_buf *buf, *tmp;
 
 	list_for_each_entry_safe(buf, tmp, &conn->rx_queue, list) {
@@ -127,6 +130,16 @@ void sdp_rdma_rx_purge(struct sdp_sock *ssk)
 		else if (buf->kind == SDP_BUF_SPILL)
 			sdp_rx_spill_free(conn, buf);
 	}
+}
+
+/* The RDMA transport's ->rx_purge(): drop everything received and not
+ * read, with the connection.
+ */
+void sdp_rdma_rx_purge(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn = ssk->conn;
+
+	sdp_rx_queue_free(conn);
 	conn->rx_held = 0;
 	conn->zc_bounce = 0;
 	conn->zc_rx_count = 0;
