@@ -298,6 +298,13 @@ static void sdp_local_window(struct sdp_sock *ssk, u32 cost)
 	sender = other->ssk;
 	if (sender) {
 		sdp_local_unread(sender, sender->tx_local_unread - cost);
+		/* Not gated by SOCK_NOSPACE as TCP's tcp_check_space() is:
+		 * a sender blocked in recv() for the reply to what we just
+		 * read is woken too, early.  Gated, a 64 B ping-pong of
+		 * sleeping readers (recv_poll=0) measured 43-47 us one way
+		 * against 25-26 in the test bed, with 2.0 context switches
+		 * per round trip either way.
+		 */
 		if (sender->tx_local_unread <= sender->tx_local_limit / 2)
 			sdp_wake_space(&sender->sk);
 		if (other->fin_wait && !sdp_local_fin_unacked(sender)) {
