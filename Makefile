@@ -118,6 +118,8 @@ fuzz:
 # testbed/bench-apps-local: nginx, redis and iperf3 on one host, SDP
 # against TCP loopback (and AF_UNIX for redis); testbed/bench-placement:
 # the cost of a 64 KiB send against where the program's buffer lies;
+# testbed/bench-msg-offset: redis' 64 KiB SET and GET with the local
+# transport's message moved by whole pages (a probe build);
 # testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy;
 # testbed/bench-region: one-sided RDMA through the socket against raw
 # verbs, io_uring SEND_ZC against send() and MSG_ZEROCOPY.
@@ -132,6 +134,7 @@ bench:
 	testbed/bench-local $(ROUNDS)
 	testbed/bench-apps-local 3
 	testbed/bench-placement
+	testbed/bench-msg-offset
 	testbed/bench-az $(SECS)
 	testbed/bench-region $(SECS)
 
