@@ -50,7 +50,6 @@
 #include "sdp.h"
 #include "sdp_family.h"
 
-
 static bool sdp_fallback_take(struct sdp_sock *ssk, int err);
 
 enum {
