@@ -62,12 +62,16 @@ parity() {
 }
 
 # SDP_PARITY_RUNS: which runs (tcp_parity_addr.sh, in make check-full,
-# gives the third alone)
+# gives the third alone).  SDP_PARITY_SHIFT moves every run's ports: a
+# caller that runs the suite shortly before another does (az.sh) must
+# not meet its TCP connections still in TIME_WAIT (60 s) on the same
+# ports, which listen_on() binds without SO_REUSEADDR.
+shift_=${SDP_PARITY_SHIFT:-0}
 for r in ${SDP_PARITY_RUNS:-rdma loopback}; do
 	case $r in
-	rdma) parity rdma 0 "$addr" "$addr6" 9000 "$@" ;;
-	loopback) parity loopback 1 127.0.0.1 ::1 12000 "$@" ;;
-	address) parity "local address" 1 "$addr" "$addr6" 15000 "$@" ;;
+	rdma) parity rdma 0 "$addr" "$addr6" $((9000 + shift_)) "$@" ;;
+	loopback) parity loopback 1 127.0.0.1 ::1 $((12000 + shift_)) "$@" ;;
+	address) parity "local address" 1 "$addr" "$addr6" $((15000 + shift_)) "$@" ;;
 	esac
 done
 finish
