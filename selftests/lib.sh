@@ -142,8 +142,6 @@ sdp_slab_objs() {
 	awk '$1 ~ /^SDP(-INET6?)?$/ {n += $2} END {print n + 0}' /proc/slabinfo
 }
 
-# sdp_check_clean: after a test, every SDP socket, its memory and every
-# RDMA object is gone (teardown is asynchronous: allow it a few seconds).
 # sdp_wait_gone: up to 10 s for every SDP socket and its verbs objects
 # to be gone (a closed socket's teardown runs from a work item).
 sdp_wait_gone() {
@@ -154,6 +152,8 @@ sdp_wait_gone() {
 	done
 }
 
+# sdp_check_clean: after a test, every SDP socket, its memory and every
+# RDMA object is gone (teardown is asynchronous: sdp_wait_gone first).
 sdp_check_clean() {
 	sdp_wait_gone
 	check_eq "no SDP socket left" 0 "$(sdp_inuse)"
