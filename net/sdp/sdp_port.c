@@ -135,7 +135,8 @@ int sdp_bind_id(struct sdp_sock *ssk, struct rdma_cm_id *id,
 
 /* Called locked: give the socket a fresh id if its id was used by a
  * connection attempt or a listen, or taken by the removal of its device,
- * keeping the bound address.  Drops the lock for a while.
+ * keeping the bound address.  Drops the lock for a while: on return, the
+ * socket has an unused id, whatever other threads did meanwhile.
  */
 int sdp_renew_id(struct sdp_sock *ssk)
 {
@@ -145,6 +146,7 @@ int sdp_renew_id(struct sdp_sock *ssk)
 	bool bound;
 	int err;
 
+again:
 	if (ssk->cm_id && !test_bit(SDP_F_ID_USED, &ssk->flags))
 		return 0;
 
@@ -169,11 +171,14 @@ int sdp_renew_id(struct sdp_sock *ssk)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	if (ssk->cm_id) {
-		/* another thread renewed it meanwhile */
+		/* another thread renewed it meanwhile: ours goes, and theirs
+		 * is looked at again, for by the time we have the lock back
+		 * a third may have used it, or be renewing it (NULL)
+		 */
 		release_sock(sk);
 		rdma_destroy_id(id);
 		lock_sock(sk);
-		return 0;
+		goto again;
 	}
 	ssk->cm_id = id;
 	sdp_id_options(ssk, id);
