@@ -31,8 +31,10 @@
  * either socket.
  *
  * Objects: struct sdp_fallback, per connect() attempt, until close or the
- * next attempt; ssk->fb and ssk->fb_take are set and cleared under the
- * socket lock; fb->state moves PENDING -> FILE or FAILED by cmpxchg, in
+ * next attempt, with a reference for ssk->fb and one for a connect()
+ * that waits on TCP's connect without the socket lock (another thread's
+ * connect() may replace ssk->fb meanwhile); ssk->fb and ssk->fb_take are
+ * set and cleared under the socket lock; fb->state moves PENDING -> FILE or FAILED by cmpxchg, in
  * TCP's state-change callback (softirq) or in the blocking connect().  A
  * fallback taken in an rdma_cm handler (the failure came after a
  * non-blocking connect() returned) starts TCP's connect from that
@@ -60,6 +62,7 @@ enum {
 };
 
 struct sdp_fallback {
+	refcount_t		ref;	/* ssk->fb's, and a connect()'s */
 	struct sdp_sock		*ssk;	/* outlives us: its release frees us */
 	struct socket		*tcp;
 	struct file		*file;	/* the SDP socket's, while PENDING */
@@ -220,8 +223,10 @@ void sdp_fallback_copy_opts(struct sdp_sock *ssk, struct sock *tsk)
 		tcp_sock_set_keepcnt(tsk, ssk->keepcnt);
 }
 
-static void sdp_fb_free(struct sdp_fallback *fb)
+static void sdp_fb_put(struct sdp_fallback *fb)
 {
+	if (!refcount_dec_and_test(&fb->ref))
+		return;
 	sdp_fb_unhook(fb);
 	if (READ_ONCE(fb->state) == SDP_FB_FILE)
 		fb->tcp->file = NULL;
@@ -257,6 +262,7 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 		kfree(fb);
 		return;
 	}
+	refcount_set(&fb->ref, 1);
 	fb->ssk = ssk;
 	fb->file = sock->file;
 	memcpy(&fb->dst, uaddr, len);
@@ -274,11 +280,9 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 	}
 	release_sock(sk);
 	if (old)
-		sdp_fb_free(old);
-	if (fb) {
-		sock_release(fb->tcp);
-		kfree(fb);
-	}
+		sdp_fb_put(old);	/* a connect() may still hold it */
+	if (fb)
+		sdp_fb_put(fb);
 }
 
 /**
@@ -348,23 +352,71 @@ static int sdp_fallback_connect(struct sdp_sock *ssk, int flags)
 		release_sock(sk);
 		return err;
 	}
-	if (st == SDP_FB_PENDING)	/* fb stays: no prepare while connecting */
-		sk->sk_socket->state = SS_CONNECTING;
-	release_sock(sk);
-	if (st == SDP_FB_FILE)
+	if (st == SDP_FB_FILE) {
+		release_sock(sk);
 		return 0;
+	}
+	sk->sk_socket->state = SS_CONNECTING;
+	/* another thread's connect() may replace ssk->fb once TCP's ends */
+	refcount_inc(&fb->ref);
+	release_sock(sk);
 	err = fb->tcp->ops->connect(fb->tcp, (struct sockaddr *)&fb->dst,
 				    fb->dstlen, 0);
 	sdp_fb_check(fb, fb->tcp->sk);
-	if (!err && READ_ONCE(fb->state) == SDP_FB_FILE)
+	if (!err && READ_ONCE(fb->state) == SDP_FB_FILE) {
+		sdp_fb_put(fb);
 		return 0;
+	}
 	/* failed, or interrupted */
 	sdp_fb_failed(fb, err ? -err : ECONNABORTED);
+	sdp_fb_put(fb);
 	lock_sock(sk);
 	err = sock_error(sk) ?: err;
 	sk->sk_socket->state = SS_UNCONNECTED;
 	release_sock(sk);
 	return err;
+}
+
+/* Past its connect, a socket whose TCP socket was never needed frees it
+ * (a program whose non-blocking connects SDP carries, as every Go
+ * program's are, would otherwise hold one per connection until close).
+ */
+static void sdp_fallback_unused(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb = NULL;
+
+	lock_sock(&ssk->sk);
+	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
+	    ssk->sk.sk_state != TCP_SYN_SENT) {
+		fb = ssk->fb;
+		WRITE_ONCE(ssk->fb, NULL);
+		ssk->fb_take = NULL;
+	}
+	release_sock(&ssk->sk);
+	if (fb)
+		sdp_fb_put(fb);
+}
+
+/* SDP carried the connect: TCP's socket, unused (or failed before), goes.
+ * One whose file is the descriptor's (another thread's fallback won) or
+ * that connects stays, to close.  The listener's twin stays too: another
+ * thread may be in accept() or poll() with it (sdp_fallback_listen.c).
+ */
+static void sdp_fallback_drop(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb = NULL;
+	int st;
+
+	lock_sock(&ssk->sk);
+	st = ssk->fb ? READ_ONCE(ssk->fb->state) : SDP_FB_FILE;
+	if (st == SDP_FB_READY || st == SDP_FB_FAILED) {
+		fb = ssk->fb;
+		WRITE_ONCE(ssk->fb, NULL);
+		ssk->fb_take = NULL;
+	}
+	release_sock(&ssk->sk);
+	if (fb)
+		sdp_fb_put(fb);
 }
 
 /**
@@ -399,7 +451,7 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	if (fb <= 0)
 		return fb;
 	if (!err) {
-		sdp_fallback_release(ssk);	/* connected by SDP */
+		sdp_fallback_drop(ssk);		/* connected by SDP */
 		return 0;
 	}
 	if (err == -ENODEV || err == -EHOSTUNREACH || err == -ENETUNREACH) {
@@ -411,26 +463,6 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 			return sdp_fallback_connect(ssk, flags);
 	}
 	return err;
-}
-
-/* Past its connect, a socket whose TCP socket was never needed frees it
- * (a program whose non-blocking connects SDP carries, as every Go
- * program's are, would otherwise hold one per connection until close).
- */
-static void sdp_fallback_unused(struct sdp_sock *ssk)
-{
-	struct sdp_fallback *fb = NULL;
-
-	lock_sock(&ssk->sk);
-	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
-	    ssk->sk.sk_state != TCP_SYN_SENT) {
-		fb = ssk->fb;
-		WRITE_ONCE(ssk->fb, NULL);
-		ssk->fb_take = NULL;
-	}
-	release_sock(&ssk->sk);
-	if (fb)
-		sdp_fb_free(fb);
 }
 
 /* sendmsg() and recvmsg() of an IPPROTO_SDP socket */
@@ -464,6 +496,6 @@ void sdp_fallback_release(struct sdp_sock *ssk)
 	WRITE_ONCE(ssk->fb_pending, false);
 	release_sock(&ssk->sk);
 	if (fb)
-		sdp_fb_free(fb);
+		sdp_fb_put(fb);
 	sdp_twin_release(ssk);	/* a listener's TCP twin */
 }

@@ -24,8 +24,10 @@
  * accepted by TCP.
  *
  * Objects: struct sdp_twin, ssk->twin, set under the socket lock by
- * listen() and freed only by the socket's release, so a thread in
- * accept() may use it without a reference.  Its TCP socket's
+ * the first listen() and freed only by the socket's release (not when
+ * the socket stops listening, nor when it connects: sdp_fallback.c), so
+ * that a thread in accept(), poll() or listen() may use it without a
+ * reference: the release comes after every call on the file.  Its TCP socket's
  * sk_user_data and data_ready are swapped under sk_callback_lock, which
  * the wrapper holds while it runs.  TCP's children are clones of the
  * listener, callbacks included: sk_user_data is marked not to be copied,
@@ -240,8 +242,10 @@ static int sdp_twin_accept(struct sdp_twin *tw, struct socket *newsock,
 	newsock->sk->sk_data_ready = tw->data_ready;
 	write_unlock_bh(&newsock->sk->sk_callback_lock);
 	/* the accept() call took a reference on our module for newsock's
-	 * ops (do_accept()); its release will put TCP's owner's instead
+	 * ops (do_accept()); its release puts their owner's: TCP's now
+	 * (ipv6.ko's for an AF_INET6 one, if IPv6 is a module)
 	 */
+	__module_get(tcp->ops->owner);
 	newsock->ops = tcp->ops;
 	module_put(THIS_MODULE);
 	SDP_INC_STATS(sock_net(tcp->sk), SDP_MIB_ACCEPT_FALLBACKS);
