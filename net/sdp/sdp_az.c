@@ -59,6 +59,10 @@
 #include "sdp_az.h"
 
 #define SDP_AZ_RING	1024	/* records, and so ops, per channel */
+/* bytes of a range sdp_az_check_pages() looks at between two looks at
+ * the scheduler and at fatal signals
+ */
+#define SDP_AZ_CHECK_BATCH	(256 * PAGE_SIZE)
 
 struct sdp_az_chan {
 	struct kref		ref;
@@ -205,6 +209,7 @@ static bool sdp_az_vmas_ours(struct sdp_az_chan *chan, struct mm_struct *mm,
 	u64 at = addr;
 
 	while (at < addr + len) {
+		cond_resched();
 		vma = find_vma(mm, at);
 		if (!vma || vma->vm_start > at || !vma_is_anonymous(vma) ||
 		    (vma->vm_flags & (VM_SHARED | VM_HUGETLB)) ||
@@ -229,6 +234,14 @@ static u32 sdp_az_check_pages(struct sdp_az_chan *chan,
 	bool pinned;
 
 	for (at = op->addr; at < op->addr + op->len; at += PAGE_SIZE) {
+		/* the range is the send's own, its pages charged already:
+		 * long only for a long send, and a kill still ends it
+		 */
+		if (!((at - op->addr) & (SDP_AZ_CHECK_BATCH - 1))) {
+			if (fatal_signal_pending(current))
+				return SDP_AZ_SYNC_OTHER;
+			cond_resched();
+		}
 		if (get_user_page_fast_only(at, FOLL_WRITE, &page)) {
 			put_page(page);
 			return SDP_AZ_SYNC_UNPROTECTED;
@@ -338,6 +351,11 @@ int sdp_az_begin(struct sdp_sock *ssk, struct msghdr *msg,
 		return err;
 	if (chan->mm != current->mm)
 		return -EINVAL;	/* another process's channel */
+	/* a part of this send's buffer (libsdp's page-aligned middle),
+	 * never more: what is looked at and pinned is what is sent
+	 */
+	if (req.len > msg_data_left(msg))
+		return -EINVAL;
 	*opp = sdp_az_op_new(chan, &req);
 	return *opp ? 0 : -ENOBUFS;
 }
@@ -352,10 +370,13 @@ void sdp_az_prepare(struct sdp_az_op *op, struct sdp_send *s)
 {
 	if (s->uarg || !s->timeo || (s->flags & MSG_OOB))
 		op->reason = SDP_AZ_SYNC_OTHER;
+	/* charged before the pages are looked at: RLIMIT_MEMLOCK bounds
+	 * that walk too
+	 */
+	else if (mm_account_pinned_pages(&op->mmp, op->len))
+		op->reason = SDP_AZ_SYNC_BUDGET;
 	else if (READ_ONCE(sdp_az_verify))
 		op->reason = sdp_az_check(op->chan, op);
-	if (!op->reason && mm_account_pinned_pages(&op->mmp, op->len))
-		op->reason = SDP_AZ_SYNC_BUDGET;
 	if (op->reason)
 		return;
 	s->uarg = &op->ubuf;
