@@ -116,6 +116,10 @@ size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
 
 /* Put @lp's pages, copied into @fresh, in place of the lent ones, when
  * no reader copies from the loan; unless it was released meanwhile.
+ * A copy is short (page faults off), but a reader that peeks again and
+ * again may keep @copying up at each look: the wait is killable, and a
+ * sender killed leaves the message lent (its pages pinned, the message's
+ * to release; no task of the process writes them any more).
  * Return: whether @fresh went in.
  */
 static bool sdp_local_reclaim_swap(struct sdp_local_loan *loan,
@@ -133,8 +137,8 @@ static bool sdp_local_reclaim_swap(struct sdp_local_loan *loan,
 		if (!loan->copying)
 			break;
 		spin_unlock_bh(&loan->lock);
-		/* a copy with page faults off: short */
-		wait_event(loan->wq, !READ_ONCE(loan->copying));
+		if (wait_event_killable(loan->wq, !READ_ONCE(loan->copying)))
+			return false;
 	}
 	for (j = 0; j < lp->buf.size; j++) {
 		unpin_user_page(lp->bv[j].bv_page);
@@ -308,7 +312,8 @@ ssize_t sdp_local_lend_pages(struct sdp_sock *ssk, struct msghdr *msg,
 		if (READ_ONCE(loan->pending))
 			back = sdp_local_reclaim(ssk, loan);
 		lock_sock(sk);
-		WARN_ON_ONCE(READ_ONCE(loan->pending));
+		WARN_ON_ONCE(READ_ONCE(loan->pending) &&
+			     !fatal_signal_pending(current));
 		sdp_local_lend_backoff(s->conn, back);
 	}
 	sdp_local_loan_put(loan);
