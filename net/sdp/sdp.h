@@ -886,6 +886,7 @@ enum sdp_mib_field {
 	SDP_MIB_CONN_FALLBACKS,		/* IPPROTO_SDP connects carried by TCP */
 	SDP_MIB_ACCEPT_FALLBACKS,	/* ... and accepts */
 	SDP_MIB_LISTEN_FALLBACK_FAILS,	/* listeners TCP could not join */
+	SDP_MIB_LSM_DENIED,		/* connects a TCP rule refused */
 	SDP_MIB_MAX
 };
 
@@ -999,6 +1000,9 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 void sdp_connect_failed(struct sdp_sock *ssk, int err);
+
+/* sdp_lsm.c: the security hooks a TCP connect() meets */
+int sdp_lsm_connect(struct sock *sk, struct sockaddr *uaddr, int len);
 
 /* sdp_listen.c: the passive side */
 void sdp_cm_init(struct sdp_sock *ssk);

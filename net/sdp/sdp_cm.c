@@ -272,6 +272,12 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 
 	if (addr_len < (int)sizeof(uaddr->sa_family))
 		return -EINVAL;
+	/* what a TCP connect() meets first (sdp_lsm.c) */
+	if (uaddr->sa_family != AF_UNSPEC) {
+		err = sdp_lsm_connect(sk, uaddr, addr_len);
+		if (err)
+			return err;
+	}
 
 	lock_sock(sk);
 	if (uaddr->sa_family == AF_UNSPEC) {

@@ -112,6 +112,7 @@ const char * const sdp_mib_names[SDP_MIB_MAX] = {
 	[SDP_MIB_CONN_FALLBACKS]	= "ConnFallbacks",
 	[SDP_MIB_ACCEPT_FALLBACKS]	= "AcceptFallbacks",
 	[SDP_MIB_LISTEN_FALLBACK_FAILS]	= "ListenFallbackFails",
+	[SDP_MIB_LSM_DENIED]		= "ConnLsmDenied",
 };
 
 /* Counter @i of @net, summed over the CPUs. */
