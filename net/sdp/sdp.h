@@ -334,7 +334,10 @@ struct sdp_send {
  *
  * One-sided RDMA (sdp_region.c; NULL: EOPNOTSUPP):
  * @region_reg: SDP_REGION_REG on @conn, held: fill in @r->token
- * @region_dereg: SDP_REGION_DEREG of @token on @conn, held
+ * @region_dereg: SDP_REGION_DEREG of @token on @conn, held: 0 once no
+ *	byte of the region can move
+ * @region_close: close(): every region of ours on @conn, held, ends as
+ *	by @region_dereg before it returns
  * @rdma_op: the SDP_RDMA op of a send (@s->copied: bytes moved)
  *
  * All but @teardown, @writable, @wake_due, @sock_init and @conn_free are
@@ -390,6 +393,7 @@ struct sdp_transport {
 			      struct sdp_region *r);
 	int	(*region_dereg)(struct sdp_sock *ssk, struct sdp_conn *conn,
 				u64 token);
+	void	(*region_close)(struct sdp_sock *ssk, struct sdp_conn *conn);
 	int	(*rdma_op)(struct sdp_sock *ssk, struct msghdr *msg,
 			   const struct sdp_rdma *op, struct sdp_send *s);
 };
@@ -1206,6 +1210,7 @@ int sdp_region_getsockopt(struct sdp_sock *ssk, char __user *optval,
 			  int __user *optlen);
 int sdp_region_setsockopt(struct sdp_sock *ssk, sockptr_t optval,
 			  unsigned int optlen);
+void sdp_region_close(struct sdp_sock *ssk);
 int sdp_region_cmsg(struct msghdr *msg, struct sdp_rdma *op);
 int sdp_region_send(struct sdp_sock *ssk, struct msghdr *msg,
 		    const struct sdp_rdma *op, struct sdp_send *s);

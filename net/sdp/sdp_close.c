@@ -72,6 +72,9 @@ static void sdp_close_conn(struct sdp_sock *ssk)
 	struct sock *sk = &ssk->sk;
 	long timeo;
 
+	/* no byte of a region of ours moves once close() has returned */
+	if (ssk->regions)
+		sdp_region_close(ssk);
 	switch (sk->sk_state) {
 	case TCP_SYN_SENT:
 	case TCP_SYN_RECV:

@@ -693,6 +693,7 @@ const struct sdp_transport sdp_local_transport = {
 	.refuse		= sdp_local_refuse,
 	.region_reg	= sdp_local_region_reg,
 	.region_dereg	= sdp_local_region_dereg,
+	.region_close	= sdp_local_region_close,
 	.rdma_op	= sdp_local_rdma_op,
 };
 

@@ -144,6 +144,7 @@ size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
 struct sdp_local_region;
 int sdp_local_region_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
 			 struct sdp_region *r);
+void sdp_local_region_close(struct sdp_sock *ssk, struct sdp_conn *conn);
 int sdp_local_region_dereg(struct sdp_sock *ssk, struct sdp_conn *conn,
 			   u64 token);
 int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,

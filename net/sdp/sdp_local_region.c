@@ -10,10 +10,16 @@
  * those pages, in the caller's context: complete when the call returns.
  *
  * Objects and references: struct sdp_local_region, a kref held by its
- * slot and by each op copying (taken under the link lock).  DEREG takes
- * it out of its slot, waits (killable) until no op copies, then drops
- * the slot's reference; the last reference unpins.  The owner's teardown
- * empties its slots the same way, without waiting.
+ * slot and by each op (taken under the link lock).  An op copies a chunk
+ * at a time, each between sdp_lr_hold() and sdp_lr_unhold() (@ops), with
+ * page faults off: a hold lasts one memcpy of at most SDP_LR_CHUNK bytes,
+ * never a fault of the caller's buffer (a userfaultfd could make that
+ * last for ever), which is taken between two chunks, unheld.  DEREG, the
+ * owner's close() (->region_close) and its teardown take the region out
+ * of its slot, mark it @dead (no new hold), wait for the hold under way
+ * (short: not killable) and drop the slot's reference; the last
+ * reference unpins.  So no byte of a region moves once any of them has
+ * returned.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,9 +35,13 @@
 #include "sdp.h"
 #include "sdp_local.h"
 
+/* bytes an op copies under one hold */
+#define SDP_LR_CHUNK	(16 * PAGE_SIZE)
+
 struct sdp_local_region {
 	struct kref	ref;
-	atomic_t	ops;	/* copying now */
+	atomic_t	ops;	/* holds: copying now */
+	bool		dead;	/* out of its slot: no new hold */
 	u64		token;
 	u64		len;
 	u32		access;	/* SDP_REGION_* */
@@ -58,6 +68,36 @@ static void sdp_lr_free(struct kref *ref)
 static void sdp_lr_put(struct sdp_local_region *r)
 {
 	kref_put(&r->ref, sdp_lr_free);
+}
+
+/* Before a chunk is copied: false once the region is dead. */
+static bool sdp_lr_hold(struct sdp_local_region *lr)
+{
+	atomic_inc(&lr->ops);
+	smp_mb__after_atomic();		/* pairs with sdp_lr_kill() */
+	if (!READ_ONCE(lr->dead))
+		return true;
+	if (atomic_dec_and_test(&lr->ops))
+		wake_up_var(&lr->ops);
+	return false;
+}
+
+static void sdp_lr_unhold(struct sdp_local_region *lr)
+{
+	if (atomic_dec_and_test(&lr->ops))
+		wake_up_var(&lr->ops);
+}
+
+/* Out of its slot: no chunk is copied into or out of it any more once
+ * this returns.  A hold is one memcpy with page faults off, so the wait
+ * is short and need not be killable; then the slot's reference goes.
+ */
+static void sdp_lr_kill(struct sdp_local_region *lr)
+{
+	WRITE_ONCE(lr->dead, true);
+	smp_mb();			/* pairs with sdp_lr_hold() */
+	wait_var_event(&lr->ops, !atomic_read(&lr->ops));
+	sdp_lr_put(lr);
 }
 
 /* The caller's end of the link, and whether it is still joined. */
@@ -137,15 +177,14 @@ int sdp_local_region_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
  * @conn: its connection, held
  * @token: the region's
  *
- * Return: 0 once no op copies into it any more, -ENOENT, or -EINTR (a
- * fatal signal: the last op lets the pages go).
+ * Return: 0 once no op copies into or out of it any more, or -ENOENT.
  */
 int sdp_local_region_dereg(struct sdp_sock *ssk, struct sdp_conn *conn,
 			   u64 token)
 {
 	struct sdp_local_region *lr = NULL;
 	struct sdp_local_end *end;
-	int i, err = 0;
+	int i;
 
 	if (!conn->link)
 		return -ENOENT;
@@ -161,32 +200,76 @@ int sdp_local_region_dereg(struct sdp_sock *ssk, struct sdp_conn *conn,
 	spin_unlock_bh(&conn->link->lock);
 	if (!lr)
 		return -ENOENT;
-	if (wait_var_event_killable(&lr->ops, !atomic_read(&lr->ops)))
-		err = -EINTR;
-	sdp_lr_put(lr);
+	sdp_lr_kill(lr);
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RG_DEREGS);
-	return err;
+	return 0;
 }
 
-/* Copy @n bytes between @it and region bytes [@off, @off + @n). */
+/**
+ * sdp_local_region_close - the local transport's ->region_close()
+ * @ssk: the socket, locked, its file being released
+ * @conn: its connection, held
+ */
+void sdp_local_region_close(struct sdp_sock *ssk, struct sdp_conn *conn)
+{
+	struct sdp_local_region *list[SDP_REGIONS_MAX];
+
+	if (!conn->link)
+		return;
+	spin_lock_bh(&conn->link->lock);
+	sdp_local_regions_drop(sdp_lr_end(conn, false), list);
+	spin_unlock_bh(&conn->link->lock);
+	sdp_local_regions_put(list);
+}
+
+/* Copy up to @len bytes between @it and region bytes from @a on, within
+ * one page of the region, with page faults off.  Return: bytes copied.
+ */
+static size_t sdp_lr_copy_page(struct sdp_local_region *lr,
+			       struct iov_iter *it, u64 a, size_t len,
+			       bool read)
+{
+	struct page *page = lr->pages[a >> PAGE_SHIFT];
+	size_t in = offset_in_page(a), got;
+	void *va;
+
+	len = min_t(size_t, len, PAGE_SIZE - in);
+	va = kmap_local_page(page);
+	pagefault_disable();
+	got = read ? copy_to_iter(va + in, len, it) :
+		     copy_from_iter(va + in, len, it);
+	pagefault_enable();
+	kunmap_local(va);
+	return got;
+}
+
+/* Copy @n bytes between @it and region bytes [@off, @off + @n), a chunk
+ * per hold; the caller's pages are faulted in between two holds.  Stops
+ * short at a fault that cannot be resolved, a fatal signal, or the
+ * region's end (DEREG, close).
+ */
 static size_t sdp_lr_copy(struct sdp_local_region *lr, struct iov_iter *it,
 			  u64 off, size_t n, bool read)
 {
-	size_t done = 0;
+	size_t done = 0, chunk, got, want;
 
-	while (done < n) {
-		u64 a = lr->first + off + done;
-		struct page *page = lr->pages[a >> PAGE_SHIFT];
-		size_t in = offset_in_page(a);
-		size_t len = min_t(size_t, n - done, PAGE_SIZE - in);
-		void *va = kmap_local_page(page);
-		size_t got = read ? copy_to_iter(va + in, len, it) :
-				    copy_from_iter(va + in, len, it);
-
-		kunmap_local(va);
-		done += got;
-		if (got != len)
+	while (done < n && !fatal_signal_pending(current)) {
+		chunk = min_t(size_t, n - done, SDP_LR_CHUNK);
+		if (!sdp_lr_hold(lr))
 			break;
+		for (got = 0; got < chunk; got += want) {
+			want = sdp_lr_copy_page(lr, it, lr->first + off + done +
+						got, chunk - got, read);
+			if (!want)
+				break;
+		}
+		sdp_lr_unhold(lr);
+		done += got;
+		if (got < chunk &&
+		    (read ? fault_in_iov_iter_writeable(it, chunk - got) :
+			    fault_in_iov_iter_readable(it, chunk - got)) ==
+		    chunk - got)
+			break;	/* not even one byte there: EFAULT */
 		cond_resched();
 	}
 	return done;
@@ -228,10 +311,8 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 		err = -EACCES;
 	else if (op->offset > lr->len || n > lr->len - op->offset)
 		err = -ERANGE;
-	if (!err) {
+	if (!err)
 		kref_get(&lr->ref);
-		atomic_inc(&lr->ops);
-	}
 	spin_unlock_bh(&conn->link->lock);
 	if (err)
 		return err;
@@ -247,13 +328,15 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 	} else {
 		done = sdp_lr_copy(lr, &msg->msg_iter, op->offset, n, false);
 	}
-	if (atomic_dec_and_test(&lr->ops))
-		wake_up_var(&lr->ops);
 	sdp_lr_put(lr);
 	s->copied = done;
 	SDP_ADD_STATS(sock_net(&ssk->sk), read ? SDP_MIB_RG_READ_BYTES :
 		      SDP_MIB_RG_WRITE_BYTES, done);
-	return done ? 0 : -EFAULT;
+	if (done)
+		return 0;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	return READ_ONCE(lr->dead) ? -ENOENT : -EFAULT;
 }
 
 /**
@@ -272,11 +355,12 @@ void sdp_local_regions_drop(struct sdp_local_end *end,
 	}
 }
 
+/* After sdp_local_regions_drop(), the link lock released: they end. */
 void sdp_local_regions_put(struct sdp_local_region **list)
 {
 	int i;
 
 	for (i = 0; i < SDP_REGIONS_MAX; i++)
 		if (list[i])
-			sdp_lr_put(list[i]);
+			sdp_lr_kill(list[i]);
 }

@@ -9,6 +9,7 @@
  *   getsockopt(SOL_SDP, SDP_REGION_REG, struct sdp_region): a region of
  *	the caller's memory for the peer, its token filled in;
  *   setsockopt(SOL_SDP, SDP_REGION_DEREG, __u64 token): it ends;
+ *   close(): every region of ours ends (sdp_region_close());
  *   sendmsg() with an SDP_RDMA control message: a WRITE of the iovec into
  *	a region of the peer's, or a READ from it into the iovec
  *	(sdp_sendmsg() calls sdp_region_send()).
@@ -18,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/sched.h>
 #include <linux/socket.h>
 #include <net/sock.h>
 
@@ -105,6 +107,29 @@ int sdp_region_setsockopt(struct sdp_sock *ssk, sockptr_t optval,
 	sdp_conn_put(conn);
 	release_sock(sk);
 	return err;
+}
+
+/**
+ * sdp_region_close - close(): the regions of ours end before it returns
+ * @ssk: the socket, locked
+ *
+ * As SDP_REGION_DEREG of each (the peer told, their keys dead, or the
+ * teardown's drain waited for), so that the program may reuse the
+ * memory once close() has returned.  Not for a process that exits: its
+ * memory is going, and the teardown releases the pages later.
+ */
+void sdp_region_close(struct sdp_sock *ssk)
+{
+	struct sdp_conn *conn;
+
+	sdp_assert_locked(ssk);
+
+	if (current->flags & PF_EXITING)
+		return;
+	conn = sdp_conn_get(ssk);	/* kept while the transport sleeps */
+	if (conn->tp->region_close)
+		conn->tp->region_close(ssk, conn);
+	sdp_conn_put(conn);
 }
 
 /**
