@@ -1222,6 +1222,7 @@ struct sdp_zc_rw;
 int sdp_rg_reg(struct sdp_sock *ssk, struct sdp_conn *conn,
 	       struct sdp_region *r);
 int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token);
+void sdp_rg_close(struct sdp_sock *ssk, struct sdp_conn *conn);
 int sdp_rg_op(struct sdp_sock *ssk, struct msghdr *msg,
 	      const struct sdp_rdma *op, struct sdp_send *s);
 const char *sdp_rg_rx(struct sdp_sock *ssk, struct sdp_buf *buf);
@@ -1291,6 +1292,7 @@ int sdp_send_stall(struct sock *sk, long timeo);
 /* sdp_tx.c: the RDMA transport's BCopy send path */
 void sdp_tx_flush(struct sdp_sock *ssk);
 int sdp_tx_owe(struct sdp_sock *ssk, u8 mid, u32 size);
+bool sdp_tx_owed(struct sdp_sock *ssk, u8 mid, u32 size);
 void sdp_tx_init_wait(struct sdp_conn *conn);
 void sdp_tx_post(struct sdp_sock *ssk, bool push);
 void sdp_tx_status(struct sdp_sock *ssk, struct sdp_buf *buf);

@@ -461,5 +461,6 @@ const struct sdp_transport sdp_rdma_transport = {
 	.cm_event	= sdp_cm_handler,
 	.region_reg	= sdp_rg_reg,
 	.region_dereg	= sdp_rg_dereg,
+	.region_close	= sdp_rg_close,
 	.rdma_op	= sdp_rg_op,
 };

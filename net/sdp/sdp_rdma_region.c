@@ -13,13 +13,21 @@
  *    SDP_RG_BATCH, the last signaled (rg->batch), then a RegionAdv with
  *    the token, the keys and the slot goes on the send queue, behind
  *    every byte sent before and ahead of every byte sent after.
- *    SDP_REGION_DEREG owes a RegionRevoke and waits for its
- *    RegionRevokeAck (or SDP_REGION_GRACE_MS), then invalidates every
- *    key (LOCAL_INV batches), and only then unpins the pages.
+ *    SDP_REGION_DEREG (and close(), for all at once: sdp_rg_close())
+ *    takes the RegionAdv back if it still waits on the send queue (the
+ *    peer never hears of the region), else owes a RegionRevoke, which
+ *    follows the RegionAdv, and waits for its RegionRevokeAck (or
+ *    SDP_REGION_GRACE_MS); then it invalidates every key (LOCAL_INV
+ *    batches), and only then unpins the pages.  If the teardown has
+ *    begun, it waits for the teardown's drain to release them instead:
+ *    no byte of a region moves once either call has returned.
  *  - a region of the peer's (struct sdp_rg_peer, peer[slot], from its
  *    RegionAdv): what an op needs to reach it.  A RegionRevoke marks it
  *    revoked; once no op of ours uses it, it goes and the RegionRevokeAck
- *    is owed (sdp_tx_owe(): sent when a control buffer is free).
+ *    is owed (sdp_tx_owe(): sent when a control buffer is free).  Its
+ *    slot is not the peer's to reuse before that answer is sent: a
+ *    RegionAdv for it earlier is a protocol error, so at most one
+ *    answer per slot is ever owed.
  *  - an op of ours (struct sdp_rg_op, ops[SDP_RG_OPS]): an RDMA WRITE or
  *    READ of up to SDP_ZC_CHUNK bytes of the caller's pages through
  *    rdma_rw (struct sdp_zc_rw, sdp_zcopy.c).  A blocking call waits for
@@ -189,6 +197,16 @@ static int sdp_rg_batch(struct sdp_sock *ssk, struct sdp_rg *rg,
 
 /* ---- regions of ours ---------------------------------------------------- */
 
+/* A region the peer may only READ is pinned without FOLL_WRITE: nothing
+ * may write into its pages, not a swiotlb bounce copied back at unmap,
+ * nor the device (no IB_ACCESS_LOCAL_WRITE).
+ */
+static enum dma_data_direction sdp_rg_dma_dir(const struct sdp_rg_own *own)
+{
+	return own->access & SDP_REGION_WRITE ? DMA_BIDIRECTIONAL :
+						DMA_TO_DEVICE;
+}
+
 /* Release a region whose keys are dead (invalidated, or their MRs
  * deregistered): its mappings, MRs, pages and charge.
  */
@@ -204,7 +222,7 @@ static void sdp_rg_own_free(struct sdp_conn *conn, struct sdp_rg_own *own)
 			ib_dereg_mr(seg->mr);
 		if (seg->nents && dev)
 			ib_dma_unmap_sg(dev, seg->sg, seg->npages,
-					DMA_BIDIRECTIONAL);
+					sdp_rg_dma_dir(own));
 		kvfree(seg->sg);
 	}
 	if (own->npages)
@@ -223,7 +241,7 @@ static int sdp_rg_seg_map(struct sdp_conn *conn, struct sdp_rg_own *own,
 	struct ib_device *dev = conn->sdev->ibdev;
 	struct sdp_rg_seg *seg = &own->segs[k];
 	u64 left = own->first + own->len - (u64)k * own->seg_len;
-	int i, access = IB_ACCESS_LOCAL_WRITE;
+	int i, access = 0;
 
 	seg->npages = min_t(u64, seg_pages, DIV_ROUND_UP(left, PAGE_SIZE));
 	seg->sg = kvmalloc_array(seg->npages, sizeof(*seg->sg),
@@ -238,7 +256,8 @@ static int sdp_rg_seg_map(struct sdp_conn *conn, struct sdp_rg_own *own,
 
 		sg_set_page(&seg->sg[i], own->pages[k * seg_pages + i], n, off);
 	}
-	seg->nents = ib_dma_map_sg(dev, seg->sg, seg->npages, DMA_BIDIRECTIONAL);
+	seg->nents = ib_dma_map_sg(dev, seg->sg, seg->npages,
+				   sdp_rg_dma_dir(own));
 	if (!seg->nents)
 		return -ENOMEM;
 	seg->mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG, seg_pages);
@@ -255,8 +274,8 @@ static int sdp_rg_seg_map(struct sdp_conn *conn, struct sdp_rg_own *own,
 	sdp_zc_hide_iova(seg->mr);
 	if (own->access & SDP_REGION_READ)
 		access |= IB_ACCESS_REMOTE_READ;
-	if (own->access & SDP_REGION_WRITE)
-		access |= IB_ACCESS_REMOTE_WRITE;
+	if (own->access & SDP_REGION_WRITE)	/* remote needs local */
+		access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;
 	wr->wr.wr_cqe = &conn->rg->quiet;
@@ -525,25 +544,104 @@ out:
 	return err;
 }
 
-/* Wait for the peer's RegionRevokeAck of @slot, up to
- * SDP_REGION_GRACE_MS.  The region itself may be freed meanwhile (the
- * teardown): only @rg, which the held connection keeps, is looked at.
+/* Wait for the peer's RegionRevokeAcks of the slots in @mask, up to
+ * SDP_REGION_GRACE_MS.  The regions themselves may be freed meanwhile
+ * (the teardown): only @rg, which the held connection keeps, is looked
+ * at.
  */
-static void sdp_rg_wait_ack(struct sdp_sock *ssk, struct sdp_rg *rg, int slot)
+static void sdp_rg_wait_acks(struct sdp_sock *ssk, struct sdp_rg *rg,
+			     unsigned long mask)
 {
 	struct sock *sk = &ssk->sk;
 	long left;
 
 	release_sock(sk);
 	left = wait_event_killable_timeout(ssk->zc_wait,
-					   (READ_ONCE(rg->acked) & BIT(slot)) ||
+					   (READ_ONCE(rg->acked) & mask) == mask ||
 					   !sdp_conn_usable(ssk),
 					   msecs_to_jiffies(SDP_REGION_GRACE_MS));
 	lock_sock(sk);
-	if (!left && !(rg->acked & BIT(slot)) && sdp_conn_usable(ssk)) {
+	if (!left && (rg->acked & mask) != mask && sdp_conn_usable(ssk)) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_RG_REVOKE_TIMEOUTS);
 		net_warn_ratelimited("peer did not answer a RegionRevoke: its key is invalidated anyway\n");
 	}
+}
+
+/* The RegionAdv of @slot, if it still waits on the send queue (for
+ * credits): taken off it, the peer never to hear of the region.
+ */
+static bool sdp_rg_unqueue_adv(struct sdp_sock *ssk, int slot)
+{
+	struct sdp_conn *conn = ssk->conn;
+	const struct sdp_region_hdr *h;
+	struct sdp_buf *buf;
+
+	list_for_each_entry(buf, &conn->tx_queue, list) {
+		h = buf->data + sizeof(struct sdp_bsdh);
+		if (buf->mid != SDP_MID_REGION_ADV ||
+		    be32_to_cpu(h->id) != slot)
+			continue;
+		list_move(&buf->list, &conn->tx_free);
+		WRITE_ONCE(ssk->tx_nfree, ssk->tx_nfree + 1);
+		return true;
+	}
+	return false;
+}
+
+struct sdp_rg_close {
+	struct sdp_rg		*rg;
+	unsigned long		mask;	/* its slots that close() ends */
+};
+
+struct sdp_rg_gone {
+	struct sdp_rg		*rg;
+	struct sdp_rg_own	*own;
+	int			slot;
+};
+
+static bool sdp_rg_is_gone(void *arg)
+{
+	struct sdp_rg_gone *g = arg;
+
+	return READ_ONCE(g->rg->own[g->slot]) != g->own;
+}
+
+/* The teardown has begun: its drain ends every access to the region,
+ * then it releases it.  Wait for that (a kill resets the connection, and
+ * the drain still comes first), so that no byte of it moves afterwards.
+ */
+static void sdp_rg_wait_teardown(struct sdp_sock *ssk, struct sdp_rg *rg,
+				 int slot, struct sdp_rg_own *own)
+{
+	struct sdp_rg_gone g = { .rg = rg, .own = own, .slot = slot };
+
+	if (!sdp_rg_is_gone(&g))
+		sdp_zc_wait(ssk, sdp_rg_is_gone, &g);
+}
+
+/* The peer may hold @own's keys: revoke them, wait for its answer (or
+ * SDP_REGION_GRACE_MS), invalidate them.  Return: 0, or -EPIPE if the
+ * teardown came meanwhile (it releases the region).
+ */
+static int sdp_rg_revoke(struct sdp_sock *ssk, struct sdp_rg *rg, int slot,
+			 struct sdp_rg_own *own)
+{
+	/* at most one per slot of ours and one per slot of the peer's is
+	 * ever owed (sdp_rg_rx_adv()): no room is a bug, and without the
+	 * RegionRevoke the peer keeps the slot, so ours is never reused
+	 */
+	if (WARN_ON_ONCE(sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot))) {
+		rg->dead |= BIT(slot);
+	} else {
+		sdp_rg_wait_acks(ssk, rg, BIT(slot));
+		if (rg->own[slot] != own)
+			return -EPIPE;
+		if (!(rg->acked & BIT(slot)))
+			rg->dead |= BIT(slot);	/* the peer may still have it */
+	}
+	if (sdp_rg_invalidate(ssk, rg, own) || rg->own[slot] != own)
+		return -EPIPE;
+	return 0;
 }
 
 /**
@@ -552,8 +650,13 @@ static void sdp_rg_wait_ack(struct sdp_sock *ssk, struct sdp_rg *rg, int slot)
  * @conn: its connection, held
  * @token: the region's
  *
- * Return: 0 once the pages are released (or the teardown has them), or
- * -ENOENT, -EINTR.
+ * The peer learns of it (its RegionAdv still queued is taken back, else a
+ * RegionRevoke goes, behind the RegionAdv), then its keys are
+ * invalidated, and only then are its pages released; or the teardown,
+ * if it came, drains the QP and releases them, which we wait for.
+ *
+ * Return: 0 once no byte of the region can move any more, or -ENOENT,
+ * -EINTR (killed before it began).
  */
 int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token)
 {
@@ -578,17 +681,13 @@ int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token)
 		return err;
 	}
 	if (rg->own[slot] != own)
-		goto out;	/* the teardown came */
+		goto out;	/* the teardown released it */
 	rg->acked &= ~BIT(slot);
-	if (sdp_conn_usable(ssk) && sdp_conn_same(ssk, conn) &&
-	    !sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot)) {
-		sdp_rg_wait_ack(ssk, rg, slot);
-		if (rg->own[slot] != own)
-			goto out;
-		if (!(rg->acked & BIT(slot)))
-			rg->dead |= BIT(slot);	/* the peer may still have it */
-		if (sdp_rg_invalidate(ssk, rg, own) || rg->own[slot] != own)
-			goto out;	/* the teardown deregisters */
+	if (!sdp_conn_usable(ssk) || !sdp_conn_same(ssk, conn) ||
+	    (!sdp_rg_unqueue_adv(ssk, slot) &&
+	     sdp_rg_revoke(ssk, rg, slot, own))) {
+		sdp_rg_wait_teardown(ssk, rg, slot, own);
+		goto out;
 	}
 	rg->own[slot] = NULL;
 	sdp_rg_own_free(conn, own);
@@ -596,6 +695,90 @@ int sdp_rg_dereg(struct sdp_sock *ssk, struct sdp_conn *conn, u64 token)
 out:
 	sdp_rg_leave(ssk, rg);
 	return 0;
+}
+
+/* Is no region of ours left in the slots close() ends? */
+static bool sdp_rg_all_gone(void *arg)
+{
+	struct sdp_rg_close *c = arg;
+	int slot;
+
+	for (slot = 0; slot < SDP_REGIONS_MAX; slot++)
+		if ((c->mask & BIT(slot)) && READ_ONCE(c->rg->own[slot]))
+			return false;
+	return true;
+}
+
+/* A region of ours that close() ends: off the send queue if its RegionAdv
+ * still waits there (freed now), else its RegionRevoke owed.  Return:
+ * whether it was revoked.
+ */
+static bool sdp_rg_close_one(struct sdp_sock *ssk, struct sdp_rg *rg,
+			     int slot)
+{
+	struct sdp_rg_own *own = rg->own[slot];
+
+	own->state = SDP_RG_REVOKING;
+	rg->acked &= ~BIT(slot);
+	if (sdp_rg_unqueue_adv(ssk, slot)) {
+		rg->own[slot] = NULL;
+		sdp_rg_own_free(ssk->conn, own);
+		return false;
+	}
+	if (WARN_ON_ONCE(sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot))) {
+		rg->dead |= BIT(slot);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * sdp_rg_close - the RDMA transport's ->region_close(): close() ends every
+ *	region of ours, as SDP_REGION_DEREG would, all at once
+ * @ssk: the socket, locked, its file being released
+ * @conn: its connection, held
+ *
+ * Revoked together (one grace for all), then invalidated and released; or
+ * released by the teardown, if it came, whose drain we wait for.  No byte
+ * of them moves once this returns.
+ */
+void sdp_rg_close(struct sdp_sock *ssk, struct sdp_conn *conn)
+{
+	struct sdp_rg_close c = { .rg = conn->rg };
+	unsigned long revoked = 0;
+	struct sdp_rg_own *own;
+	int slot;
+
+	sdp_assert_locked(ssk);
+
+	if (!c.rg || sdp_rg_enter(ssk, c.rg))
+		return;
+	for (slot = 0; slot < SDP_REGIONS_MAX; slot++) {
+		if (!c.rg->own[slot] || c.rg->own[slot]->state != SDP_RG_LIVE)
+			continue;
+		c.mask |= BIT(slot);
+		if (sdp_conn_usable(ssk) && sdp_conn_same(ssk, conn) &&
+		    sdp_rg_close_one(ssk, c.rg, slot))
+			revoked |= BIT(slot);
+	}
+	if (revoked)
+		sdp_rg_wait_acks(ssk, c.rg, revoked);
+	for (slot = 0; slot < SDP_REGIONS_MAX; slot++) {
+		own = c.rg->own[slot];
+		if (!(c.mask & BIT(slot)) || !own || !sdp_conn_usable(ssk) ||
+		    !sdp_conn_same(ssk, conn))
+			continue;
+		if ((revoked & BIT(slot)) && !(c.rg->acked & BIT(slot)))
+			c.rg->dead |= BIT(slot);
+		if (sdp_rg_invalidate(ssk, c.rg, own) || c.rg->own[slot] != own)
+			continue;	/* the teardown came */
+		c.rg->own[slot] = NULL;
+		sdp_rg_own_free(conn, own);
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RG_DEREGS);
+	}
+	if (!sdp_rg_all_gone(&c))
+		sdp_zc_wait(ssk, sdp_rg_all_gone, &c);
+	sdp_rg_leave(ssk, c.rg);
 }
 
 /* ---- regions of the peer's ---------------------------------------------- */
@@ -642,7 +825,11 @@ static const char *sdp_rg_rx_adv(struct sdp_sock *ssk, struct sdp_buf *buf)
 		return bad;
 	slot = be32_to_cpu(h->id);
 	rg = sdp_rg_get(ssk, ssk->conn, GFP_ATOMIC);
-	if (rg && rg->peer[slot])
+	/* in use until the peer has our RegionRevokeAck, which is still
+	 * ours to send: else a peer could have them pile up unsent
+	 */
+	if ((rg && rg->peer[slot]) ||
+	    sdp_tx_owed(ssk, SDP_MID_REGION_REVOKE_ACK, slot))
 		return "RegionAdv for a slot in use";
 	for (i = 0; rg && i < SDP_REGIONS_MAX; i++)
 		if (rg->peer[i] &&
@@ -894,11 +1081,23 @@ static ssize_t sdp_rg_post(struct sdp_sock *ssk, struct msghdr *msg,
 	n = sdp_zc_rw_prep(ssk, &op->rw, &msg->msg_iter,
 			   min_t(u64, min_t(u64, msg_data_left(msg), room),
 				 SDP_ZC_CHUNK), raddr, rkey);
-	if (n <= 0) {
-		if (op->rw.stuck)
-			op->used = true;	/* the teardown ends it */
-		return n ? n : -EFAULT;
+	if (n <= 0 && op->rw.stuck) {
+		/* posted in part: it holds its slot, its pages and the
+		 * region until the teardown's drain ends it (its release
+		 * finds the region by op->slot, counted in inflight)
+		 */
+		op->used = true;
+		op->slot = slot;
+		op->waiter = false;
+		op->uarg = NULL;
+		p->inflight++;
+		net_warn_ratelimited("RDMA op posted in part (%zd), connection reset\n",
+				     n);
+		sdp_conn_abort(ssk, ECONNRESET, false);
+		return n;
 	}
+	if (n <= 0)
+		return n ? n : -EFAULT;
 	op->used = true;
 	op->slot = slot;
 	op->waiter = !s->uarg;

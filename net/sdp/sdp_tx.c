@@ -336,6 +336,25 @@ int sdp_tx_owe(struct sdp_sock *ssk, u8 mid, u32 size)
 	return 0;
 }
 
+/**
+ * sdp_tx_owed - is this control message owed, not yet posted?
+ * @ssk: the socket, locked
+ * @mid: its id
+ * @size: its size header's value
+ */
+bool sdp_tx_owed(struct sdp_sock *ssk, u8 mid, u32 size)
+{
+	struct sdp_conn *conn = ssk->conn;
+	int i;
+
+	sdp_assert_locked(ssk);
+
+	for (i = 0; i < conn->nctrl_owed; i++)
+		if (conn->ctrl_owed[i] == ((u32)mid << 24 | size))
+			return true;
+	return false;
+}
+
 /* The control messages owed (sdp_tx_owe()), while control buffers last. */
 static void sdp_tx_flush_owed(struct sdp_sock *ssk)
 {
