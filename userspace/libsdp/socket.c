@@ -132,6 +132,30 @@ static socklen_t sdp_any(int domain, struct sockaddr_storage *ss,
 	return sizeof(struct sockaddr_in);
 }
 
+/* May the program bind a TCP socket to @addr?  The kernel runs the
+ * security hooks of bind() on the socket it is given, and an SDP
+ * socket's are not a TCP socket's: a sandbox that rules TCP binds
+ * (Landlock's LANDLOCK_ACCESS_NET_BIND_TCP, SELinux's name_bind) would
+ * not see an "sdp" rule's bind.  So a TCP socket of the same family is
+ * bound there first, for a moment, and what the hooks say (EACCES,
+ * EPERM) is bind()'s answer; any other error (the port TCP's already)
+ * says nothing about SDP's own port space.  Return: 0 or an errno.
+ */
+static int sdp_bind_allowed(int domain, const struct sockaddr *addr,
+			    socklen_t len)
+{
+	int one = 1, fd, err = 0;
+
+	fd = sdp_real.socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == EACCES || errno == EPERM ? errno : 0;
+	sdp_real.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sdp_real.bind(fd, addr, len) && (errno == EACCES || errno == EPERM))
+		err = errno;
+	sdp_real.close(fd);
+	return err;
+}
+
 SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct sdp_sock *s;
@@ -151,6 +175,11 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	}
 	use = sdp_decide(SDP_ROLE_SERVER, addr, len, &async);
 	if (use == SDP_USE_SDP) {
+		err = sdp_bind_allowed(s->domain, addr, len);
+		if (err) {
+			sdp_unlock();
+			return sdp_fail(err);
+		}
 		err = sdp_swap(fd, s, true);
 		if (err) {
 			sdp_log(SDP_LOG_WARN, "bind: no SDP socket: %s",
