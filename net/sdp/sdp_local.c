@@ -610,6 +610,7 @@ static void sdp_local_teardown(struct sdp_sock *ssk)
 		sock_put(&peer->sk);
 	}
 	lock_sock(sk);
+	__acquire(&ssk->sk);	/* sparse: lock_sock() is not annotated */
 }
 
 /* TCP_INFO: what a local connection adds to the stream's counters. */

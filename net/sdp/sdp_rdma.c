@@ -354,6 +354,7 @@ static void sdp_rdma_teardown(struct sdp_sock *ssk)
 	release_sock(sk);
 	rdma_disconnect(id);
 	lock_sock(sk);
+	__acquire(&ssk->sk);	/* sparse: lock_sock() is not annotated */
 	sdp_conn_free_verbs(ssk, id);
 }
 

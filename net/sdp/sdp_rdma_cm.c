@@ -319,7 +319,8 @@ static int sdp_cm_device_removal(struct sock *sk, struct rdma_cm_id *id)
  * @id: the request's id, its handler mutex held (in its handler, or
  *	rdma_lock_handler())
  * @hello: the request's Hello, checked
- * @idepth, @rres: the requester's initiator depth and responder resources
+ * @idepth: the requester's initiator depth
+ * @rres: the requester's responder resources
  *
  * Return: 0, or a negative errno with nothing left but @id, which the
  * caller rejects and destroys.

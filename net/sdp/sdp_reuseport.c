@@ -362,7 +362,6 @@ out:
  * Return: -EAGAIN to start again, the socket locked again; or -EINTR.
  */
 static int sdp_rport_wait(struct sdp_sock *ssk, struct sdp_rport *g)
-	__releases(&sdp_rport_mutex)
 {
 	int err;
 

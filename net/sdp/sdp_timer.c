@@ -153,6 +153,7 @@ bool sdp_ka_active(const struct sdp_sock *ssk)
 /**
  * sdp_ka_reset - (re)start or stop keepalive after a change
  * @ssk: the socket, locked
+ * @on: whether keepalive is on (or will be)
  *
  * Called when the connection is established, on SO_KEEPALIVE (before the
  * socket core sets SOCK_KEEPOPEN: @on says what it will be) and when
