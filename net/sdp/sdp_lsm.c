@@ -5,7 +5,8 @@
  * connect(2) runs the LSM hooks on the socket it is given, and for an
  * SDP socket they see family 27/28, or AF_INET(6) with protocol
  * IPPROTO_SDP: an LSM that rules TCP only lets it pass - Landlock's
- * LANDLOCK_ACCESS_NET_CONNECT_TCP looks at sk_is_tcp() sockets alone.
+ * LANDLOCK_ACCESS_NET_CONNECT_TCP looks at sk_is_tcp() sockets alone,
+ * SELinux's name_connect at tcp_socket's class.
  * But a program moved onto SDP (libsdp, sdp_bpf(8)) asked for TCP, and
  * the sandbox written for its TCP must hold.  So before SDP connects
  * anywhere, by RDMA or by the local transport, and before the fallback
@@ -19,7 +20,8 @@
  * The kernel exports none of security_socket_connect(), _bind() or
  * _listen().  It exports sock_sendmsg(), which runs
  * security_socket_sendmsg(), and a TCP Fast Open send (MSG_FASTOPEN with
- * a destination) connects: Landlock checks it as a connect.  So the
+ * a destination) connects: Landlock and SELinux check it as a connect
+ * (the connect hook's own checks, on 6.1 as on 6.12).  So the
  * probe is such a send, of nothing, on the TCP socket with proto_ops of
  * ours for that call: TCP never sees it and no SYN leaves.  A bind or a
  * listen has no such door: Landlock's LANDLOCK_ACCESS_NET_BIND_TCP and
