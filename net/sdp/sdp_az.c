@@ -412,23 +412,27 @@ void sdp_az_end(struct sdp_sock *ssk, struct sdp_az_op *op, bool async)
 	sdp_az_ubuf_complete(NULL, &op->ubuf, true);
 }
 
-/* Does @iter write into memory an op of @chan covers? */
+/* Does @iter write into memory an op of @chan covers?  The lock (and
+ * interrupts off) for one segment at a time: a receive may name
+ * UIO_MAXIOV of them, a channel hold SDP_AZ_RING ops.
+ */
 static bool sdp_az_iter_busy(struct sdp_az_chan *chan,
 			     const struct iov_iter *iter)
 {
 	struct iov_iter it = *iter;
 	unsigned long flags;
-	bool busy = false;
+	bool busy = false, more = true;
 	u64 base, n;
 
-	spin_lock_irqsave(&chan->lock, flags);
-	while (!busy && iov_iter_count(&it) && !list_empty(&chan->ops)) {
+	while (!busy && more && iov_iter_count(&it)) {
 		base = (u64)(uintptr_t)iter_iov_addr(&it);
 		n = iov_iter_single_seg_count(&it);
-		busy = sdp_az_busy(chan, base, n);
+		spin_lock_irqsave(&chan->lock, flags);
+		more = !list_empty(&chan->ops);
+		busy = more && sdp_az_busy(chan, base, n);
+		spin_unlock_irqrestore(&chan->lock, flags);
 		iov_iter_advance(&it, n);
 	}
-	spin_unlock_irqrestore(&chan->lock, flags);
 	return busy;
 }
 
