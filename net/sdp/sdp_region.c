@@ -189,5 +189,18 @@ int sdp_region_send(struct sdp_sock *ssk, struct msghdr *msg,
 		return -EINVAL;
 	if (!msg_data_left(msg))
 		return 0;
+	if (s->no_zc) {
+		/* MSG_ZEROCOPY past RLIMIT_MEMLOCK (sdp_zc_uarg()): its
+		 * pages could not be charged, so the op waits for its end,
+		 * pinned only while the call lasts, as TCP copies then; its
+		 * notification says so (SO_EE_CODE_ZEROCOPY_COPIED)
+		 */
+		struct ubuf_info *uarg = s->uarg;
+
+		s->uarg = NULL;
+		err = s->conn->tp->rdma_op(ssk, msg, op, s);
+		s->uarg = uarg;
+		return err;
+	}
 	return s->conn->tp->rdma_op(ssk, msg, op, s);
 }
