@@ -11,7 +11,8 @@
 #  - regions: a peer's WRITE stalled on a fault of its own buffer; the
 #    owner's SDP_REGION_DEREG or close() returns at once and no byte of
 #    the region moves afterwards; a DEREG while the region's RegionAdv
-#    waits behind data for credits does not reset the connection;
+#    waits behind data for credits does not reset the connection; a
+#    MSG_ZEROCOPY op past RLIMIT_MEMLOCK keeps no page pinned after it;
 #  - /dev/sdp_az: a send naming 64 TiB of write-protected memory is
 #    refused at once (its pages were walked, unkillably: soft lockups),
 #    one past RLIMIT_MEMLOCK is charged before anything is looked at;
@@ -55,6 +56,9 @@ out=$(timeout 180 "$T/sdp_harden" region-order "$addr" 9160 2>&1)
 prog_result "region-order over RDMA: a DEREG behind queued data, no reset" \
 	"$out" $?
 check_eq "... no protocol error" "$perr" "$(sdp_stat ProtoErrors)"
+out=$(timeout 180 "$T/sdp_harden" region-zc "$addr" 9165 2>&1)
+prog_result "region-zc over RDMA: MSG_ZEROCOPY past RLIMIT_MEMLOCK waits, pins nothing after" \
+	"$out" $?
 
 echo 1 >/sys/module/ib_sdp/parameters/sdp_local
 out=$(timeout 180 "$T/sdp_harden" az-walk 127.0.0.1 9120 2>&1)
