@@ -1002,6 +1002,8 @@ int sdp_accept(struct socket *sock, struct socket *newsock,
 	       struct proto_accept_arg *arg);
 int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 		int flags);
+int sdp_connect_checked(struct socket *sock, struct sockaddr *uaddr,
+			int addr_len, int flags);
 int sdp_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 void sdp_connect_failed(struct sdp_sock *ssk, int err);
 

@@ -261,9 +261,20 @@ static int sdp_connect_start(struct sdp_sock *ssk, struct sockaddr *uaddr,
 	return tp->connect(ssk, &addr);
 }
 
-/* As inet_stream_connect(), state by state. */
-int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
-		int flags)
+/**
+ * sdp_connect_checked - connect(), as inet_stream_connect(), state by state
+ * @sock: the socket
+ * @uaddr: the destination
+ * @addr_len: its length
+ * @flags: the file's flags
+ *
+ * The security hooks a TCP connect() meets are the caller's to ask
+ * first (sdp_lsm_connect()).
+ *
+ * Return: 0 or a negative errno, as connect() answers.
+ */
+int sdp_connect_checked(struct socket *sock, struct sockaddr *uaddr,
+			int addr_len, int flags)
 {
 	struct sock *sk = sock->sk;
 	struct sdp_sock *ssk = sdp_sk(sk);
@@ -272,12 +283,6 @@ int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
 
 	if (addr_len < (int)sizeof(uaddr->sa_family))
 		return -EINVAL;
-	/* what a TCP connect() meets first (sdp_lsm.c) */
-	if (uaddr->sa_family != AF_UNSPEC) {
-		err = sdp_lsm_connect(sk, uaddr, addr_len);
-		if (err)
-			return err;
-	}
 
 	lock_sock(sk);
 	if (uaddr->sa_family == AF_UNSPEC) {
@@ -329,6 +334,23 @@ sock_error:
 	err = sock_error(sk) ? : -ECONNABORTED;
 	sock->state = SS_UNCONNECTED;
 	goto out;
+}
+
+/* connect() of families 27/28: what a TCP connect() meets first
+ * (sdp_lsm.c), then SDP's.
+ */
+int sdp_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len,
+		int flags)
+{
+	int err;
+
+	if (addr_len >= (int)sizeof(uaddr->sa_family) &&
+	    uaddr->sa_family != AF_UNSPEC) {
+		err = sdp_lsm_connect(sock->sk, uaddr, addr_len);
+		if (err)
+			return err;
+	}
+	return sdp_connect_checked(sock, uaddr, addr_len, flags);
 }
 
 /* As inet_getname(): plain AF_INET / AF_INET6 addresses. */

@@ -234,6 +234,48 @@ static void sdp_fb_put(struct sdp_fallback *fb)
 	kfree(fb);
 }
 
+/* Past its connect, a socket whose TCP socket was never needed frees it
+ * (a program whose non-blocking connects SDP carries, as every Go
+ * program's are, would otherwise hold one per connection until close).
+ */
+static void sdp_fallback_unused(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb = NULL;
+
+	lock_sock(&ssk->sk);
+	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
+	    ssk->sk.sk_state != TCP_SYN_SENT) {
+		fb = ssk->fb;
+		WRITE_ONCE(ssk->fb, NULL);
+		ssk->fb_take = NULL;
+	}
+	release_sock(&ssk->sk);
+	if (fb)
+		sdp_fb_put(fb);
+}
+
+/* SDP carried the connect: TCP's socket, unused (or failed before), goes.
+ * One whose file is the descriptor's (another thread's fallback won) or
+ * that connects stays, to close.  The listener's twin stays too: another
+ * thread may be in accept() or poll() with it (sdp_fallback_listen.c).
+ */
+static void sdp_fallback_drop(struct sdp_sock *ssk)
+{
+	struct sdp_fallback *fb = NULL;
+	int st;
+
+	lock_sock(&ssk->sk);
+	st = ssk->fb ? READ_ONCE(ssk->fb->state) : SDP_FB_FILE;
+	if (st == SDP_FB_READY || st == SDP_FB_FAILED) {
+		fb = ssk->fb;
+		WRITE_ONCE(ssk->fb, NULL);
+		ssk->fb_take = NULL;
+	}
+	release_sock(&ssk->sk);
+	if (fb)
+		sdp_fb_put(fb);
+}
+
 /**
  * sdp_fallback_prepare - a TCP socket to carry @sock's connect if need be
  * @sock: an IPPROTO_SDP socket, unconnected, in its caller's connect()
@@ -252,8 +294,13 @@ static void sdp_fallback_prepare(struct socket *sock, struct sockaddr *uaddr,
 
 	if (!sdp_fallback_on(ssk) || !sock->file ||
 	    len > (int)sizeof(fb->dst) || len < (int)sizeof(sa_family_t) ||
-	    (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6))
+	    (uaddr->sa_family != AF_INET && uaddr->sa_family != AF_INET6)) {
+		/* none for this connect: an earlier one's, to another
+		 * address, must not carry it
+		 */
+		sdp_fallback_drop(ssk);
 		return;
+	}
 	fb = kzalloc(sizeof(*fb), GFP_KERNEL_ACCOUNT);
 	if (!fb)
 		return;
@@ -302,6 +349,7 @@ static bool sdp_fallback_take(struct sdp_sock *ssk, int err)
 	sdp_assert_locked(ssk);
 
 	if (!fb || fb->state != SDP_FB_READY || !ssk->sk.sk_socket ||
+	    !sdp_fallback_on(ssk) ||
 	    (err != ECONNREFUSED && err != ENODEV && err != EHOSTUNREACH &&
 	     err != ENETUNREACH && err != ETIMEDOUT))
 		return false;
@@ -377,48 +425,6 @@ static int sdp_fallback_connect(struct sdp_sock *ssk, int flags)
 	return err;
 }
 
-/* Past its connect, a socket whose TCP socket was never needed frees it
- * (a program whose non-blocking connects SDP carries, as every Go
- * program's are, would otherwise hold one per connection until close).
- */
-static void sdp_fallback_unused(struct sdp_sock *ssk)
-{
-	struct sdp_fallback *fb = NULL;
-
-	lock_sock(&ssk->sk);
-	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
-	    ssk->sk.sk_state != TCP_SYN_SENT) {
-		fb = ssk->fb;
-		WRITE_ONCE(ssk->fb, NULL);
-		ssk->fb_take = NULL;
-	}
-	release_sock(&ssk->sk);
-	if (fb)
-		sdp_fb_put(fb);
-}
-
-/* SDP carried the connect: TCP's socket, unused (or failed before), goes.
- * One whose file is the descriptor's (another thread's fallback won) or
- * that connects stays, to close.  The listener's twin stays too: another
- * thread may be in accept() or poll() with it (sdp_fallback_listen.c).
- */
-static void sdp_fallback_drop(struct sdp_sock *ssk)
-{
-	struct sdp_fallback *fb = NULL;
-	int st;
-
-	lock_sock(&ssk->sk);
-	st = ssk->fb ? READ_ONCE(ssk->fb->state) : SDP_FB_FILE;
-	if (st == SDP_FB_READY || st == SDP_FB_FAILED) {
-		fb = ssk->fb;
-		WRITE_ONCE(ssk->fb, NULL);
-		ssk->fb_take = NULL;
-	}
-	release_sock(&ssk->sk);
-	if (fb)
-		sdp_fb_put(fb);
-}
-
 /**
  * sdp_inet_connect - connect() of an IPPROTO_SDP socket
  * @sock: the socket
@@ -444,9 +450,15 @@ int sdp_inet_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 		sdp_twin_stop(ssk);	/* a listener stopped: TCP's too */
 		return err;
 	}
+	/* what a TCP connect() meets, before TCP may carry this one */
+	err = sdp_lsm_connect(sock->sk, uaddr, len);
+	if (err) {
+		sdp_fallback_drop(ssk);	/* no earlier one's carries it */
+		return err;
+	}
 	if (sock->state == SS_UNCONNECTED)
 		sdp_fallback_prepare(sock, uaddr, len);
-	err = sdp_connect(sock, uaddr, len, flags);
+	err = sdp_connect_checked(sock, uaddr, len, flags);
 	fb = sdp_fallback_connect(ssk, flags);
 	if (fb <= 0)
 		return fb;
