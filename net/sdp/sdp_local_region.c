@@ -10,11 +10,14 @@
  * those pages, in the caller's context: complete when the call returns.
  *
  * Objects and references: struct sdp_local_region, a kref held by its
- * slot and by each op (taken under the link lock).  An op copies a chunk
- * at a time, each between sdp_lr_hold() and sdp_lr_unhold() (@ops), with
- * page faults off: a hold lasts one memcpy of at most SDP_LR_CHUNK bytes,
- * never a fault of the caller's buffer (a userfaultfd could make that
- * last for ever), which is taken between two chunks, unheld.  DEREG, the
+ * slot and by an op for each chunk it copies (found by token, taken
+ * under the link lock).  An op copies a chunk at a time, each between
+ * sdp_lr_hold() and sdp_lr_unhold() (@ops), with page faults off: a hold
+ * lasts one memcpy of at most SDP_LR_CHUNK bytes, never a fault of the
+ * caller's buffer (a userfaultfd could make that last for ever), which
+ * is taken between two chunks, holding nothing of the region: a region
+ * ended meanwhile is not found again, and its pages go with its slot's
+ * reference.  DEREG, the
  * owner's close() (->region_close) and its teardown take the region out
  * of its slot, mark it @dead (no new hold), wait for the hold under way
  * (short: not killable) and drop the slot's reference; the last
@@ -243,20 +246,47 @@ static size_t sdp_lr_copy_page(struct sdp_local_region *lr,
 	return got;
 }
 
-/* Copy @n bytes between @it and region bytes [@off, @off + @n), a chunk
- * per hold; the caller's pages are faulted in between two holds.  Stops
- * short at a fault that cannot be resolved, a fatal signal, or the
- * region's end (DEREG, close).
+/* The peer's region @token on @conn, a reference taken; or NULL. */
+static struct sdp_local_region *sdp_lr_find(struct sdp_conn *conn,
+					    u64 token)
+{
+	struct sdp_local_end *peer = sdp_lr_end(conn, true);
+	struct sdp_local_region *lr = NULL;
+	int i;
+
+	spin_lock_bh(&conn->link->lock);
+	for (i = 0; i < SDP_REGIONS_MAX && !lr; i++)
+		if (peer->regions[i] && peer->regions[i]->token == token)
+			lr = peer->regions[i];
+	if (lr)
+		kref_get(&lr->ref);
+	spin_unlock_bh(&conn->link->lock);
+	return lr;
+}
+
+/* Copy @n bytes between @it and bytes [@off, @off + @n) of the peer's
+ * region @token, a chunk per hold.  Between two chunks the op holds
+ * nothing of the region, not even a reference: the caller's pages are
+ * faulted in then (a userfaultfd may make that last), and a region the
+ * owner ended meanwhile is not found again.  Stops short at a fault that
+ * cannot be resolved, a fatal signal, or the region's end (*@gone).
  */
-static size_t sdp_lr_copy(struct sdp_local_region *lr, struct iov_iter *it,
-			  u64 off, size_t n, bool read)
+static size_t sdp_lr_copy(struct sdp_conn *conn, u64 token,
+			  struct iov_iter *it, u64 off, size_t n, bool read,
+			  bool *gone)
 {
 	size_t done = 0, chunk, got, want;
+	struct sdp_local_region *lr;
 
 	while (done < n && !fatal_signal_pending(current)) {
 		chunk = min_t(size_t, n - done, SDP_LR_CHUNK);
-		if (!sdp_lr_hold(lr))
+		lr = sdp_lr_find(conn, token);
+		*gone = !lr || !sdp_lr_hold(lr);
+		if (*gone) {
+			if (lr)
+				sdp_lr_put(lr);
 			break;
+		}
 		for (got = 0; got < chunk; got += want) {
 			want = sdp_lr_copy_page(lr, it, lr->first + off + done +
 						got, chunk - got, read);
@@ -264,6 +294,7 @@ static size_t sdp_lr_copy(struct sdp_local_region *lr, struct iov_iter *it,
 				break;
 		}
 		sdp_lr_unhold(lr);
+		sdp_lr_put(lr);
 		done += got;
 		if (got < chunk &&
 		    (read ? fault_in_iov_iter_writeable(it, chunk - got) :
@@ -283,37 +314,31 @@ static size_t sdp_lr_copy(struct sdp_local_region *lr, struct iov_iter *it,
  * @op: the op asked for
  * @s: the send's state; @s->copied the bytes moved
  *
- * Return: 0, or a negative errno: ENOENT, EACCES, ERANGE, EPIPE, EFAULT.
+ * Return: 0, or a negative errno: ENOENT, EACCES, ERANGE, EPIPE, EFAULT,
+ * EINTR.
  */
 int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 		      const struct sdp_rdma *op, struct sdp_send *s)
 {
 	struct sdp_conn *conn = s->conn;
-	struct sdp_local_region *lr = NULL;
-	bool read = op->op == SDP_RDMA_READ;
+	bool read = op->op == SDP_RDMA_READ, gone = false;
 	u64 n = msg_data_left(msg);
-	struct sdp_local_end *peer;
-	int i, err = 0;
+	struct sdp_local_region *lr;
 	size_t done;
+	int err = 0;
 
 	if (!conn->link || test_bit(SDP_F_DISCONN_RCVD, &ssk->flags))
 		return -EPIPE;
 	if (!conn->link->end[0].regions_ok || !conn->link->end[1].regions_ok)
 		return -EOPNOTSUPP;
-	peer = sdp_lr_end(conn, true);
-	spin_lock_bh(&conn->link->lock);
-	for (i = 0; i < SDP_REGIONS_MAX; i++)
-		if (peer->regions[i] && peer->regions[i]->token == op->token)
-			lr = peer->regions[i];
+	lr = sdp_lr_find(conn, op->token);
 	if (!lr)
-		err = -ENOENT;
-	else if (!(lr->access & (read ? SDP_REGION_READ : SDP_REGION_WRITE)))
+		return -ENOENT;
+	if (!(lr->access & (read ? SDP_REGION_READ : SDP_REGION_WRITE)))
 		err = -EACCES;
 	else if (op->offset > lr->len || n > lr->len - op->offset)
 		err = -ERANGE;
-	if (!err)
-		kref_get(&lr->ref);
-	spin_unlock_bh(&conn->link->lock);
+	sdp_lr_put(lr);
 	if (err)
 		return err;
 	if (read) {
@@ -323,12 +348,13 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 		struct iov_iter dst = msg->msg_iter;
 
 		dst.data_source = ITER_DEST;
-		done = sdp_lr_copy(lr, &dst, op->offset, n, true);
+		done = sdp_lr_copy(conn, op->token, &dst, op->offset, n, true,
+				   &gone);
 		iov_iter_advance(&msg->msg_iter, done);
 	} else {
-		done = sdp_lr_copy(lr, &msg->msg_iter, op->offset, n, false);
+		done = sdp_lr_copy(conn, op->token, &msg->msg_iter, op->offset,
+				   n, false, &gone);
 	}
-	sdp_lr_put(lr);
 	s->copied = done;
 	SDP_ADD_STATS(sock_net(&ssk->sk), read ? SDP_MIB_RG_READ_BYTES :
 		      SDP_MIB_RG_WRITE_BYTES, done);
@@ -336,7 +362,7 @@ int sdp_local_rdma_op(struct sdp_sock *ssk, struct msghdr *msg,
 		return 0;
 	if (fatal_signal_pending(current))
 		return -EINTR;
-	return READ_ONCE(lr->dead) ? -ENOENT : -EFAULT;
+	return gone ? -ENOENT : -EFAULT;
 }
 
 /**
