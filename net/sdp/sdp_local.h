@@ -113,6 +113,7 @@ struct sdp_local_loan {
 	spinlock_t		lock;	/* @msg, @pending; a leaf */
 	unsigned int		pending;
 	unsigned int		copying;
+	bool			reclaiming;	/* no new copy from lent pages */
 	unsigned int		nmsg;
 	wait_queue_head_t	wq;
 	struct sdp_local_pages	*msg[SDP_LOCAL_LOAN_MSGS];

@@ -28,9 +28,10 @@
  * under a socket's spinlock), orders everything: a message's release,
  * the swap of its pages, and the readers that copy from its pages while
  * it is lent (@copying; sdp_local_loan_copy()).  Those copy with page
- * faults off, so that the swap waits for no more than a copy: never for
- * the reader's socket lock, which a fault (userfaultfd) could hold for
- * ever.  The sender's socket lock is not held while it waits or takes
+ * faults off, and none starts while a swap waits (@reclaiming), so that
+ * the swap waits for no more than the copies under way: never for the
+ * reader's socket lock, which a fault (userfaultfd) could hold for ever,
+ * nor for a reader that peeks again and again.  The sender's socket lock is not held while it waits or takes
  * its pages back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -96,6 +97,17 @@ size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
 	size_t c;
 
 	spin_lock_bh(&loan->lock);
+	/* a reclaim waits for the copies under way: none starts meanwhile,
+	 * so that it waits for no more than those (a reader peeking again
+	 * and again would keep it waiting)
+	 */
+	while (loan->reclaiming && loan->msg[lp->slot] == lp) {
+		spin_unlock_bh(&loan->lock);
+		if (wait_event_killable(loan->wq, !READ_ONCE(loan->reclaiming) ||
+					READ_ONCE(loan->msg[lp->slot]) != lp))
+			return 0;
+		spin_lock_bh(&loan->lock);
+	}
 	lent = loan->msg[lp->slot] == lp;
 	loan->copying += lent;
 	spin_unlock_bh(&loan->lock);
@@ -116,10 +128,10 @@ size_t sdp_local_loan_copy(const struct sdp_local_pages *lp, u32 off,
 
 /* Put @lp's pages, copied into @fresh, in place of the lent ones, when
  * no reader copies from the loan; unless it was released meanwhile.
- * A copy is short (page faults off), but a reader that peeks again and
- * again may keep @copying up at each look: the wait is killable, and a
- * sender killed leaves the message lent (its pages pinned, the message's
- * to release; no task of the process writes them any more).
+ * While it waits no new copy starts (@reclaiming): it waits for the
+ * copies under way, each short (page faults off).  Killable all the
+ * same; a sender killed leaves the message lent (its pages pinned, the
+ * message's to release; no task of the process writes them any more).
  * Return: whether @fresh went in.
  */
 static bool sdp_local_reclaim_swap(struct sdp_local_loan *loan,
@@ -127,19 +139,18 @@ static bool sdp_local_reclaim_swap(struct sdp_local_loan *loan,
 				   struct page **fresh)
 {
 	unsigned int j;
+	bool swapped = false;
 
-	for (;;) {
-		spin_lock_bh(&loan->lock);
-		if (loan->msg[i] != lp) {
-			spin_unlock_bh(&loan->lock);
-			return false;
-		}
-		if (!loan->copying)
-			break;
+	spin_lock_bh(&loan->lock);
+	loan->reclaiming = true;
+	while (loan->msg[i] == lp && loan->copying) {
 		spin_unlock_bh(&loan->lock);
 		if (wait_event_killable(loan->wq, !READ_ONCE(loan->copying)))
-			return false;
+			goto out;
+		spin_lock_bh(&loan->lock);
 	}
+	if (loan->msg[i] != lp)
+		goto out_locked;
 	for (j = 0; j < lp->buf.size; j++) {
 		unpin_user_page(lp->bv[j].bv_page);
 		lp->bv[j].bv_page = fresh[j];
@@ -147,8 +158,13 @@ static bool sdp_local_reclaim_swap(struct sdp_local_loan *loan,
 	lp->pinned = false;
 	loan->msg[i] = NULL;
 	loan->pending--;
+	swapped = true;
+out_locked:
 	spin_unlock_bh(&loan->lock);
-	return true;
+out:
+	WRITE_ONCE(loan->reclaiming, false);
+	wake_up(&loan->wq);	/* readers held back */
+	return swapped;
 }
 
 /* Take message @i's pages back, if it is still lent.  Return: bytes
