@@ -72,8 +72,10 @@ static void sdp_close_conn(struct sdp_sock *ssk)
 	struct sock *sk = &ssk->sk;
 	long timeo;
 
-	/* no byte of a region of ours moves once close() has returned */
-	if (ssk->regions)
+	/* no byte of a region of ours moves once close() has returned (the
+	 * connection's say, not SDP_REGIONS's: set again since, it may lie)
+	 */
+	if (ssk->conn->regions)
 		sdp_region_close(ssk);
 	switch (sk->sk_state) {
 	case TCP_SYN_SENT:

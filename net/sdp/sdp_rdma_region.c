@@ -627,10 +627,11 @@ static int sdp_rg_revoke(struct sdp_sock *ssk, struct sdp_rg *rg, int slot,
 			 struct sdp_rg_own *own)
 {
 	/* at most one per slot of ours and one per slot of the peer's is
-	 * ever owed (sdp_rg_rx_adv()): no room is a bug, and without the
-	 * RegionRevoke the peer keeps the slot, so ours is never reused
+	 * ever owed (sdp_rg_rx_adv(), sdp_rg_rx()): no room cannot be; and
+	 * without the RegionRevoke the peer keeps the slot: ours is never
+	 * reused
 	 */
-	if (WARN_ON_ONCE(sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot))) {
+	if (sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot)) {
 		rg->dead |= BIT(slot);
 	} else {
 		sdp_rg_wait_acks(ssk, rg, BIT(slot));
@@ -725,8 +726,8 @@ static bool sdp_rg_close_one(struct sdp_sock *ssk, struct sdp_rg *rg,
 		sdp_rg_own_free(ssk->conn, own);
 		return false;
 	}
-	if (WARN_ON_ONCE(sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot))) {
-		rg->dead |= BIT(slot);
+	if (sdp_tx_owe(ssk, SDP_MID_REGION_REVOKE, slot)) {
+		rg->dead |= BIT(slot);	/* as sdp_rg_revoke() */
 		return false;
 	}
 	return true;
@@ -739,8 +740,10 @@ static bool sdp_rg_close_one(struct sdp_sock *ssk, struct sdp_rg *rg,
  * @conn: its connection, held
  *
  * Revoked together (one grace for all), then invalidated and released; or
- * released by the teardown, if it came, whose drain we wait for.  No byte
- * of them moves once this returns.
+ * released by the teardown, if it came, whose drain we wait for; a peer
+ * that does not answer within the grace has the connection reset, for
+ * its drain is bounded where our LOCAL_INVs could wait behind a stalled
+ * send queue.  No byte of them moves once this returns.
  */
 void sdp_rg_close(struct sdp_sock *ssk, struct sdp_conn *conn)
 {
@@ -763,13 +766,18 @@ void sdp_rg_close(struct sdp_sock *ssk, struct sdp_conn *conn)
 	}
 	if (revoked)
 		sdp_rg_wait_acks(ssk, c.rg, revoked);
+	/* A peer silent for the grace may keep our send queue stalled too
+	 * (RNR for ever), and the LOCAL_INVs behind it: close() resets the
+	 * connection it was ending anyway, and the drain ends every access.
+	 */
+	if ((c.rg->acked & revoked) != revoked && sdp_conn_usable(ssk) &&
+	    sdp_conn_same(ssk, conn))
+		sdp_conn_abort(ssk, ECONNRESET, true);
 	for (slot = 0; slot < SDP_REGIONS_MAX; slot++) {
 		own = c.rg->own[slot];
 		if (!(c.mask & BIT(slot)) || !own || !sdp_conn_usable(ssk) ||
 		    !sdp_conn_same(ssk, conn))
 			continue;
-		if ((revoked & BIT(slot)) && !(c.rg->acked & BIT(slot)))
-			c.rg->dead |= BIT(slot);
 		if (sdp_rg_invalidate(ssk, c.rg, own) || c.rg->own[slot] != own)
 			continue;	/* the teardown came */
 		c.rg->own[slot] = NULL;
@@ -898,8 +906,11 @@ const char *sdp_rg_rx(struct sdp_sock *ssk, struct sdp_buf *buf)
 			sdp_rg_peer_gone(ssk, rg, slot);
 		return NULL;
 	}
-	own = slot < SDP_REGIONS_MAX && rg ? rg->own[slot] : NULL;
-	if (!own && rg && slot < SDP_REGIONS_MAX && (rg->dead & BIT(slot))) {
+	if (slot >= SDP_REGIONS_MAX ||
+	    sdp_tx_owed(ssk, SDP_MID_REGION_REVOKE, slot))
+		return "RegionRevokeAck not asked for";	/* not sent yet */
+	own = rg ? rg->own[slot] : NULL;
+	if (!own && rg && (rg->dead & BIT(slot))) {
 		rg->dead &= ~BIT(slot);	/* late, but the slot is free again */
 		return NULL;
 	}
@@ -1081,23 +1092,13 @@ static ssize_t sdp_rg_post(struct sdp_sock *ssk, struct msghdr *msg,
 	n = sdp_zc_rw_prep(ssk, &op->rw, &msg->msg_iter,
 			   min_t(u64, min_t(u64, msg_data_left(msg), room),
 				 SDP_ZC_CHUNK), raddr, rkey);
-	if (n <= 0 && op->rw.stuck) {
-		/* posted in part: it holds its slot, its pages and the
-		 * region until the teardown's drain ends it (its release
-		 * finds the region by op->slot, counted in inflight)
-		 */
-		op->used = true;
-		op->slot = slot;
-		op->waiter = false;
-		op->uarg = NULL;
-		p->inflight++;
-		net_warn_ratelimited("RDMA op posted in part (%zd), connection reset\n",
-				     n);
-		sdp_conn_abort(ssk, ECONNRESET, false);
-		return n;
-	}
-	if (n <= 0)
+	if (n <= 0 && !op->rw.stuck)
 		return n ? n : -EFAULT;
+	/* posted, or posted in part: then it holds its slot, its pages, the
+	 * region (inflight) and its caller or notification until the
+	 * teardown's drain ends it, so that neither hears of its end
+	 * while the device may still use the pages
+	 */
 	op->used = true;
 	op->slot = slot;
 	op->waiter = !s->uarg;
@@ -1107,6 +1108,12 @@ static ssize_t sdp_rg_post(struct sdp_sock *ssk, struct msghdr *msg,
 	if (op->waiter)
 		c->mine |= BIT(op - c->rg->ops);
 	p->inflight++;
+	if (n <= 0) {
+		net_warn_ratelimited("RDMA op posted in part (%zd), connection reset\n",
+				     n);
+		sdp_conn_abort(ssk, ECONNRESET, false);
+		return n;
+	}
 	SDP_ADD_STATS(sock_net(&ssk->sk), read ? SDP_MIB_RG_READ_BYTES :
 		      SDP_MIB_RG_WRITE_BYTES, n);
 	return n;
