@@ -22,9 +22,10 @@
  *	RLIMIT_MEMLOCK: both answered at once.
  *   sdp_harden landlock ADDR PORT
  *	(6.7+) a Landlock ruleset that handles TCP connects and allows
- *	PORT + 1 only: a TCP connect elsewhere is EACCES, and so is an
- *	SDP one (families 27 and IPPROTO_SDP), whatever carries it; PORT + 1
- *	is reached, by SDP.
+ *	PORT + 1 and PORT + 3 only: a TCP connect elsewhere is EACCES, and
+ *	so is an SDP one (families 27 and IPPROTO_SDP), whatever carries
+ *	it, and the TCP fallback a denied connect prepared carries no later
+ *	one; PORT + 1 is reached, by SDP.
  *   sdp_harden sandbox PORT -- COMMAND [ARG...]
  *	COMMAND under the same ruleset (connects to PORT only), as nobody.
  *   sdp_harden connect ADDR PORT
@@ -723,10 +724,11 @@ struct ll_net_port_attr {
 	uint64_t port;
 } __attribute__((packed));
 
-/* This thread and what it execs may connect by TCP to @port only, and
- * bind nowhere.  Return: 0, or -1 if the kernel has no network rules.
+/* This thread and what it execs may connect by TCP to @port (and
+ * @port2, if not 0) only, and bind nowhere.  Return: 0, or -1 if the
+ * kernel has no network rules.
  */
-static int landlock_connect_only(int port)
+static int landlock_connect_only2(int port, int port2)
 {
 	struct ll_ruleset_attr attr = {
 		.handled_access_net = LL_ACCESS_NET_BIND_TCP |
@@ -744,6 +746,12 @@ static int landlock_connect_only(int port)
 		return -1;
 	}
 	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd >= 0 && port2) {
+		rule.port = port2;
+		if (syscall(SYS_landlock_add_rule, fd, LL_RULE_NET_PORT, &rule, 0))
+			fd = -1;
+		rule.port = port;
+	}
 	if (fd < 0 ||
 	    syscall(SYS_landlock_add_rule, fd, LL_RULE_NET_PORT, &rule, 0) ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
@@ -753,6 +761,11 @@ static int landlock_connect_only(int port)
 	}
 	close(fd);
 	return 0;
+}
+
+static int landlock_connect_only(int port)
+{
+	return landlock_connect_only2(port, 0);
 }
 
 /* connect() of a new socket (@fam, @proto) to @a:@port: 0 or the errno. */
@@ -772,9 +785,9 @@ static int try_connect(int fam, int proto, const char *a, int port)
 static int run_landlock(const char *a, int port)
 {
 	struct sockaddr_in tcp_at = addr_of(a, port), sdp_at = addr_of(a, port + 1);
-	struct sockaddr_in sdp_no = addr_of(a, port + 2);
+	struct sockaddr_in sdp_no = addr_of(a, port + 2), other;
 	long denied = sdp_stat_of("ConnLsmDenied");
-	int lt, ls, ln, err;
+	int lt, ls, ln, err, fd;
 
 	become_nobody();
 	/* servers first, outside the sandbox: TCP-only on PORT, SDP on
@@ -785,7 +798,7 @@ static int run_landlock(const char *a, int port)
 	ln = listener(IPPROTO_SDP, &sdp_no, 0);
 	CHECK(lt >= 0 && ls >= 0 && ln >= 0, "servers on %d, %d and %d",
 	      port, port + 1, port + 2);
-	if (landlock_connect_only(port + 1))
+	if (landlock_connect_only2(port + 1, port + 3))
 		return KSFT_SKIP;
 	err = try_connect(AF_INET, IPPROTO_TCP, a, port);
 	CHECK(err == EACCES, "sandboxed: TCP connect to %d: EACCES (%s)", port,
@@ -809,8 +822,23 @@ static int run_landlock(const char *a, int port)
 	err = try_connect(AF_INET, IPPROTO_TCP, a, port + 1);
 	CHECK(!err, "TCP connect to the allowed %d, by the twin (%s)", port + 1,
 	      errname(err));
-	CHECK(sdp_stat_of("ConnLsmDenied") - denied == 3,
-	      "ConnLsmDenied counts the three (%ld)",
+	/* a fallback made for a denied connect must not carry a later one:
+	 * to the allowed PORT + 3, where nobody listens, named as family 27
+	 * names it (no fallback of its own)
+	 */
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SDP);
+	err = connect(fd, (struct sockaddr *)&tcp_at, sizeof(tcp_at)) ? errno : 0;
+	CHECK(err == EACCES, "IPPROTO_SDP socket: connect to %d EACCES (%s)",
+	      port, errname(err));
+	other = addr_of(a, port + 3);
+	other.sin_family = AF_INET_SDP;
+	err = connect(fd, (struct sockaddr *)&other, sizeof(other)) ? errno : 0;
+	CHECK(err == ECONNREFUSED,
+	      "... then to the allowed %d, nobody there: ECONNREFUSED, not TCP to %d (%s)",
+	      port + 3, port, errname(err));
+	close(fd);
+	CHECK(sdp_stat_of("ConnLsmDenied") - denied == 4,
+	      "ConnLsmDenied counts the four (%ld)",
 	      sdp_stat_of("ConnLsmDenied") - denied);
 	close(lt);
 	close(ls);
