@@ -31,8 +31,8 @@
  * faults off, and none starts while a swap waits (@reclaiming), so that
  * the swap waits for no more than the copies under way: never for the
  * reader's socket lock, which a fault (userfaultfd) could hold for ever,
- * nor for a reader that peeks again and again.  The sender's socket lock is not held while it waits or takes
- * its pages back.
+ * nor for a reader that peeks again and again.  The sender's socket lock
+ * is not held while it waits or takes its pages back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
