@@ -270,6 +270,9 @@ struct sdp_send {
 						 */
 };
 
+struct sdp_conn;
+struct sdp_pending_req;
+
 /**
  * struct sdp_transport - what carries a connection's bytes to its peer
  * @name: "rdma" or "local"
@@ -346,9 +349,6 @@ struct sdp_send {
  * tx_queued (not sent yet), tx_inflight_bytes (sent, not yet taken by the
  * peer) and zc_src_bytes (advertised by SrcAvail).
  */
-struct sdp_conn;
-struct sdp_pending_req;
-
 struct sdp_transport {
 	const char	*name;
 	int	(*sendmsg)(struct sdp_sock *ssk, struct msghdr *msg,
@@ -416,7 +416,7 @@ int sdp_transports_cm_event(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
 struct sdp_local_link;
 
-/**
+/*
  * struct sdp_conn - one connection of a socket
  *
  * Its QP, CQ share and protection domain, its rings and credits, its

@@ -36,6 +36,8 @@
  *
  * SO_SNDBUF if the program set it (as TCP doubled it), else what TCP's
  * send buffer may grow to, tcp_wmem[2].
+ *
+ * Return: the budget in bytes.
  */
 u32 sdp_snd_budget(const struct sdp_sock *ssk)
 {
@@ -54,6 +56,8 @@ u32 sdp_snd_budget(const struct sdp_sock *ssk)
  *
  * SO_RCVBUF if the program set it (as TCP doubled it), else what TCP's
  * receive buffer may grow to, tcp_rmem[2].
+ *
+ * Return: the budget in bytes.
  */
 u32 sdp_rcv_budget(const struct sdp_sock *ssk)
 {
@@ -123,6 +127,8 @@ static bool sdp_memcg_room(struct mem_cgroup *memcg, u32 bytes)
  * Beyond the minimum every connection needs, buffer memory takes room
  * both under tcp_mem's pressure threshold for all SDP buffers of the host
  * and in the owner's memory cgroup.
+ *
+ * Return: true if @bytes may be allocated.
  */
 bool sdp_buf_room(struct sdp_sock *ssk, u32 bytes)
 {

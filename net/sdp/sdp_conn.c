@@ -72,6 +72,8 @@ static void sdp_conn_free(struct kref *ref)
  * connection (pointers into its rings or ZCopy state) holds it: a new
  * connection of the same socket replaces ssk->conn meanwhile, never the
  * memory under the sleeper.
+ *
+ * Return: the connection, with a reference for sdp_conn_put().
  */
 struct sdp_conn *sdp_conn_get(struct sdp_sock *ssk)
 {

@@ -72,6 +72,8 @@ static __be16 sdp_addr_port(const struct sockaddr_storage *a)
  * sdp_local_dest - is @a an address of this host?
  * @net: the socket's namespace
  * @a: a connect() destination; the unspecified address becomes loopback
+ *
+ * Return: true if @a is an address of this host and the local transport is on.
  */
 static bool sdp_local_dest(struct net *net, struct sockaddr_storage *a)
 {

@@ -104,6 +104,7 @@ struct sdp_local_pages {
  * @pending: messages in @msg
  * @copying: readers copying from messages in @msg now (with page faults
  *	off: never for long); their pages are not swapped meanwhile
+ * @reclaiming: the sender reclaims its pages: no new copy from them starts
  * @nmsg: messages lent (the sender's, fixed once it waits)
  * @wq: the sender waits there for @pending to be 0
  * @msg: the messages still lent, by slot; NULL once released or reclaimed
@@ -113,7 +114,7 @@ struct sdp_local_loan {
 	spinlock_t		lock;	/* @msg, @pending; a leaf */
 	unsigned int		pending;
 	unsigned int		copying;
-	bool			reclaiming;	/* no new copy from lent pages */
+	bool			reclaiming;
 	unsigned int		nmsg;
 	wait_queue_head_t	wq;
 	struct sdp_local_pages	*msg[SDP_LOCAL_LOAN_MSGS];

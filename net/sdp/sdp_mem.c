@@ -167,6 +167,8 @@ take:
  * Or should a sender refused memory go on waiting: a completed send's
  * buffer, which keeps its memory, goes to the head of ->tx_free.  True as
  * well when nothing is on its way any more (the next take is forced).
+ *
+ * Return: true if a sender should try the take again.
  */
 bool sdp_tx_buf_ready(struct sdp_sock *ssk)
 {
@@ -276,6 +278,8 @@ static bool sdp_rx_posted_fit(const struct sdp_conn *conn, u32 size)
 /**
  * sdp_rx_ack_due - may the ChRcvBufAck owed to the peer go out now?
  * @ssk: the socket, locked
+ *
+ * Return: true if the ChRcvBufAck may be posted now.
  */
 bool sdp_rx_ack_due(const struct sdp_sock *ssk)
 {

@@ -66,8 +66,10 @@ void sdp_wake_space(struct sock *sk)
  * @timeo: the time the send has left
  *
  * What every transport's send wait begins with, as
- * sk_stream_wait_memory() does.  Returns 0 to wait, -EAGAIN with no time
- * left, or the errno of a pending signal.
+ * sk_stream_wait_memory() does.
+ *
+ * Return: 0 to wait, -EAGAIN with no time left, or the errno of a pending
+ * signal.
  */
 int sdp_send_stall(struct sock *sk, long timeo)
 {

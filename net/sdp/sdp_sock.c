@@ -174,6 +174,8 @@ static void sdp_sk_inet_child(struct sock *sk)
  *
  * IPPROTO_SDP sockets only (sdp_fallback.c), as SDP_FALLBACK says, else
  * as the module parameter ipproto_fallback says.
+ *
+ * Return: true if such a connect goes on by TCP.
  */
 bool sdp_fallback_on(const struct sdp_sock *ssk)
 {
@@ -190,6 +192,8 @@ bool sdp_fallback_on(const struct sdp_sock *ssk)
  * @family: the socket's family
  * @kern: a kernel socket
  * @sock: the struct socket, or NULL for a child of a listener
+ *
+ * Return: the new socket, or NULL without memory.
  */
 struct sock *sdp_sk_alloc(struct net *net, struct proto *prot, int family,
 			  int kern, struct socket *sock)

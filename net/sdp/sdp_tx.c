@@ -341,6 +341,8 @@ int sdp_tx_owe(struct sdp_sock *ssk, u8 mid, u32 size)
  * @ssk: the socket, locked
  * @mid: its id
  * @size: its size header's value
+ *
+ * Return: true if a message @mid of @size is queued and not posted yet.
  */
 bool sdp_tx_owed(struct sdp_sock *ssk, u8 mid, u32 size)
 {
@@ -607,6 +609,8 @@ static s32 sdp_peer_credits(const struct sdp_conn *conn)
  * off an update before the reply, which is a second message the peer
  * answers with an update before its next request, and so on for as long
  * as the connection lives: two messages each way per round trip.
+ *
+ * Return: true if a credit update should be posted now.
  */
 bool sdp_need_credit_update(const struct sdp_sock *ssk)
 {

@@ -71,6 +71,8 @@ static u32 sdp_tx_bufs_used(const struct sdp_conn *conn, u32 nfree)
  * always when none is in use, as TCP always takes a first skb, so that
  * a tiny SO_SNDBUF still moves.  A free buffer is no reason by itself:
  * buffers given back by completions are reused within the budget.
+ *
+ * Return: true if a sender may take a buffer.
  */
 bool sdp_tx_buf_avail(const struct sdp_sock *ssk)
 {
@@ -87,6 +89,8 @@ bool sdp_tx_buf_avail(const struct sdp_sock *ssk)
  * As TCP wakes one once its free send space is half of what it holds, so
  * that a streaming writer is not woken per completed message; or once a
  * quarter of the tx_size buffers every socket may use is free again.
+ *
+ * Return: true if a waiting writer should be woken.
  */
 bool sdp_tx_wake_due(const struct sdp_sock *ssk)
 {
@@ -114,6 +118,8 @@ static u32 sdp_rx_used(const struct sdp_conn *conn)
  * @ssk: the socket, locked
  *
  * Shared by the spill and by ZCopy's read-ahead.
+ *
+ * Return: the bytes, 0 once the budget is used.
  */
 u32 sdp_rx_room(const struct sdp_sock *ssk)
 {
@@ -132,6 +138,8 @@ u32 sdp_rx_room(const struct sdp_sock *ssk)
  * op's worth always, so that a SrcAvail's bytes keep coming for a peeking
  * reader.  Nothing the peer sends lifts it (a SrcAvailCancel only hurries
  * the read-ahead).
+ *
+ * Return: true if another READ may be started ahead.
  */
 bool sdp_rx_ahead_room(struct sdp_sock *ssk)
 {

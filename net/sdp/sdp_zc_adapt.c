@@ -113,6 +113,8 @@ static u64 sdp_zca_moved(const struct sdp_conn *conn,
 /**
  * sdp_zc_adapt_on - does this send's way follow the connection's figures?
  * @ssk: the socket, locked, on the RDMA transport
+ *
+ * Return: true if the adaptive choice applies to this send.
  */
 bool sdp_zc_adapt_on(const struct sdp_sock *ssk)
 {
@@ -271,6 +273,8 @@ static void sdp_zca_sample(struct sdp_sock *ssk, struct sdp_zc_adapt *a,
  * send ring held before the send budget (tx_size messages, sdp_tx.c): a
  * deeper queue would only be more bytes sent the slower way before the
  * switch back, and such a send then waits as a ZCopy one would.
+ *
+ * Return: true if the send is one of a BCopy probe.
  */
 bool sdp_zc_adapt_probing(const struct sdp_sock *ssk)
 {

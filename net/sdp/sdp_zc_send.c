@@ -36,6 +36,8 @@
  * fixed buffer) must hold at least the socket's threshold, the peer must
  * take SrcAvails, and the call must either block or carry a notification
  * (MSG_ZEROCOPY on a socket with SDP_ZEROCOPY set, io_uring's SEND_ZC).
+ *
+ * Return: true if this part goes by ZCopy.
  */
 bool sdp_zc_want(struct sdp_sock *ssk, struct msghdr *msg, int flags)
 {

@@ -35,6 +35,8 @@
  * @len: bytes it still wants
  * @flags: recvmsg() flags
  * @timeo: its time left (a SinkAvail only for a reader that may wait)
+ *
+ * Return: true if a SinkAvail should be sent for this reader.
  */
 bool sdp_zc_sink_want(struct sdp_sock *ssk, struct msghdr *msg, size_t len,
 		      int flags, long timeo)

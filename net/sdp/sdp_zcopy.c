@@ -765,6 +765,8 @@ bool sdp_zc_rw_idle(void *arg)
  *
  * A READ of ours is under way (the peer sends its response), or our
  * SinkAvail is out (the peer may be writing into it).
+ *
+ * Return: true if the peer may be busy for us.
  */
 bool sdp_zc_peer_busy(struct sdp_sock *ssk)
 {
