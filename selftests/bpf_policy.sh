@@ -20,7 +20,6 @@
 . "$(dirname "$0")/lib.sh"
 
 BPF=$SDP_REPO/userspace/sdp_bpf/sdp_bpf
-SDPSTAT="timeout 30 $SDP_REPO/userspace/sdpstat/sdpstat"
 T=$(dirname "$0")
 
 sdp_fresh || exit 1
@@ -98,7 +97,7 @@ $BPF detach t3
 # Go: a server and a client, each in a policy of its own
 opens=$(sdp_stat ActiveOpens)
 $BPF run -- "$T/sdp_gohttp" serve "$addr:8710" >/tmp/gosrv.out 2>&1 &
-for i in $(seq 50); do grep -q proto /tmp/gosrv.out && break; sleep 0.2; done
+for _ in $(seq 50); do grep -q proto /tmp/gosrv.out && break; sleep 0.2; done
 out=$($BPF run -- timeout 120 "$T/sdp_gohttp" get "$addr:8710" 20 2>&1)
 echo "$out" | sed 's/^/# /'
 check_eq "Go server: IPPROTO_SDP listener" "listener proto 261" \
@@ -114,7 +113,7 @@ wait
 # the client's SDP connects find no SDP listener and go on by TCP
 fbs=$(sdp_stat ConnFallbacks)
 "$T/sdp_gohttp" serve "$addr:8720" >/tmp/gotcp.out 2>&1 &
-for i in $(seq 50); do grep -q proto /tmp/gotcp.out && break; sleep 0.2; done
+for _ in $(seq 50); do grep -q proto /tmp/gotcp.out && break; sleep 0.2; done
 out=$($BPF run -- timeout 120 "$T/sdp_gohttp" get "$addr:8720" 5 2>&1)
 echo "$out" | sed 's/^/# /'
 check_eq "a TCP-only Go server" "listener proto 6" "$(grep proto /tmp/gotcp.out)"
@@ -130,7 +129,7 @@ wait
 opens=$(sdp_stat ActiveOpens)
 $BPF run -- redis-server --bind "$addr" --port 6390 --save "" \
 	--appendonly no --protected-mode no >/tmp/redis.out 2>&1 &
-for i in $(seq 50); do grep -q "Ready to accept" /tmp/redis.out && break; sleep 0.2; done
+for _ in $(seq 50); do grep -q "Ready to accept" /tmp/redis.out && break; sleep 0.2; done
 val=$(head -c 49152 /dev/urandom | base64 -w0)
 check_eq "redis-cli SET under the policy" OK \
 	"$($BPF run -- redis-cli -h "$addr" -p 6390 SET k "$val")"

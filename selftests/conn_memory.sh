@@ -44,7 +44,7 @@ hold() {
 	echo "# $1: $n connections: $kib KiB per end, $rate"
 }
 hold_end() {
-	exec {H[1]}>&-
+	local fd=${H[1]}; exec {fd}>&-
 	wait "$H_PID"
 }
 

@@ -50,7 +50,7 @@ read -r -t 30 line <&"${PAIR[0]}"
 check_eq "pair held" ready "$line"
 check_eq "sdpstat (installed in /usr/sbin) lists both ends" "ESTAB ESTAB" \
 	"$(/usr/sbin/sdpstat | awk 'NR > 1 {print $1}' | xargs)"
-exec {PAIR[1]}>&-
+fd=${PAIR[1]}; exec {fd}>&-
 wait "$PAIR_PID"
 
 check "/etc/libsdp.conf installed" test -f /etc/libsdp.conf

@@ -85,7 +85,7 @@ check_eq "a client connects to it" established \
 	"$(timeout 60 sdp_evil "$addr" 7601 valid 2>&1)"
 read -r -t 30 line <&"${L[0]}"
 check_eq "and it accepts" "accept: success" "$line"
-exec {L[1]}>&-
+fd=${L[1]}; exec {fd}>&-
 wait "$L_PID"
 check_eq "new connections work" ok \
 	"$(sdp_stream server sdp "$addr" 7602 1 >/dev/null 2>&1 &

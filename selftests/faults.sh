@@ -31,8 +31,7 @@ mem_avail() {	# MiB
 }
 mem0=$(mem_avail)
 mem_back() {	# what: MemAvailable within 32 MiB of the start
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ $(($(mem_avail) + 32)) -ge "$mem0" ] && break
 		sleep 0.2
 	done
@@ -66,12 +65,12 @@ mem_back "stalled peers"
 # kernel: the debug kernel's KASAN makes everything about 3x slower)
 scale=${SDP_TIME_SCALE:-1}
 kill_stuck() {	# case port
-	local out ep pid t0 t1 i
+	local out ep pid t0 t1
 	: >/tmp/evil.out
 	timeout 120 sdp_evil "$addr" "$2" "$1" >/tmp/evil.out 2>&1 &
 	ep=$!
 	pid=""
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		pid=$(awk '/^stuck / {print $2}' /tmp/evil.out)
 		[ -n "$pid" ] && break
 		sleep 0.1
@@ -80,7 +79,7 @@ kill_stuck() {	# case port
 	[ -n "$pid" ] || { kill "$ep"; cat /tmp/evil.out; return; }
 	t0=$(date +%s%N)
 	kill -9 "$pid"
-	for i in $(seq $((100 * scale))); do
+	for _ in $(seq $((100 * scale))); do
 		[ -d "/proc/$pid" ] || break
 		sleep 0.02
 	done

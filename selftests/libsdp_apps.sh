@@ -38,11 +38,10 @@ check_eq "iperf3 client done" 0 "$?"
 wait $srv
 check "while it ran: the listener, control and data connections, both ends" \
 	test "$rows" -ge 5
-set -- $(python3 -c '
+read -r sent recvd <<<"$(python3 -c '
 import json
 e = json.load(open("/tmp/iperf.json"))["end"]
-print(e["sum_sent"]["bytes"], e["sum_received"]["bytes"])' 2>/dev/null)
-sent=$1 recvd=$2
+print(e["sum_sent"]["bytes"], e["sum_received"]["bytes"])' 2>/dev/null)"
 check "iperf3 moved bytes ($sent)" test "${sent:-0}" -gt 1000000
 # iperf3's server stops counting when the client's TEST_END comes on the
 # control connection, which may overtake the data still buffered or in

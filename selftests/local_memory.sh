@@ -45,7 +45,7 @@ run() {
 	echo >&"${SINK[1]}"
 	read -r _ <&"${SINK[0]}"
 	[ "$fam" = sdp ] && diag=$($SDPSTAT -a -i -j 2>&1)
-	exec {SINK[1]}>&-
+	local fd=${SINK[1]}; exec {fd}>&-
 	wait "$SINK_PID"
 	rmdir "$rx" "$tx"
 }

@@ -32,7 +32,7 @@ pds_while_connected() {	# addr port: PDs while a connection is up
 	coproc CONN { sdp_hold pair "$1" "$2"; }
 	read -r -t 30 line <&"${CONN[0]}"
 	sdp_pd_count
-	exec {CONN[1]}>&-
+	local fd=${CONN[1]}; exec {fd}>&-
 	wait "$CONN_PID"
 }
 addr=$(rxe-up)
@@ -54,7 +54,7 @@ check_eq "holder has an AF_INET6_SDP socket open" ready "$line"
 check_eq "sockets in use while held" 1 "$(awk '$1 == "SDP" {print $3}' /proc/net/protocols)"
 check "rmmod refused while a socket is open" bash -c '! rmmod ib_sdp 2>/dev/null'
 check "module still loaded" sdp_loaded
-exec {HOLD[1]}>&-
+fd=${HOLD[1]}; exec {fd}>&-
 wait "$HOLD_PID"
 check_eq "sockets in use after close" 0 "$(awk '$1 == "SDP" {print $3}' /proc/net/protocols)"
 check "rmmod works once the socket is closed" rmmod ib_sdp

@@ -34,7 +34,7 @@ if [ "$role" = a ]; then
 l = socket.create_server((sys.argv[1], 8899))
 c, _ = l.accept()
 print(c.recv(16).decode())' "$SDP_IP")
-	check_eq "b is done" done "$word"
+	check_eq "b is done" "done" "$word"
 	check_eq "Go server under the policy: IPPROTO_SDP" "listener proto 261" \
 		"$(grep proto /tmp/gosrv.out)"
 	check_eq "the Go server outside it: TCP" "listener proto 6" \
@@ -51,7 +51,7 @@ fi
 peer=$SDP_PEER_IP
 # a's servers are up once its TCP-only one answers (the others are
 # SDP's: a TCP probe cannot tell)
-for i in $(seq 150); do
+for _ in $(seq 150); do
 	timeout 5 bash -c "echo > /dev/tcp/$peer/8820" 2>/dev/null && break
 	sleep 1
 done
@@ -82,6 +82,6 @@ check "over SDP connections (ActiveOpens)" \
 	test "$(sdp_stat ActiveOpens)" -ge $((opens + 3))
 check_eq "no fallback for redis's clients: its server is SDP's" "$fbs" \
 	"$(sdp_stat ConnFallbacks)"
-echo done >"/dev/tcp/$peer/8899"
+echo "done" >"/dev/tcp/$peer/8899"
 sdp_check_clean
 finish

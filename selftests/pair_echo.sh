@@ -40,9 +40,12 @@ chunks() {
 	sed -n 's/^echo: .*[ ,] \([0-9]*\) chunks.*/\1/p' <<<"$1" | head -n 1
 }
 
-# phase LABEL PORT: the 4 x 64 MiB run and the small-buffer ramp
+# phase FAM LABEL PORT: the 4 x 64 MiB run and the small-buffer ramp;
+# FAM in $fam, exported while it runs (a command in SDP_ECHO_ON_STALL
+# sees it)
 phase() {
-	local label=$1 port=$2 got
+	local -x fam=$1
+	local label=$2 port=$3 got
 	if [ "$role" = a ]; then
 		serve "$port" "$NCONN"
 		serve $((port + 1)) 1 "${SMALL[@]}"
@@ -85,18 +88,18 @@ tcp_at_ceiling() {
 
 sdp_unload
 tcp_at_ceiling on
-fam=tcp phase "TCP" 7610
+phase tcp "TCP" 7610
 tcp_at_ceiling off
 
 sdp_load || exit 1
-fam=sdp phase "SDP" 7620
+phase sdp "SDP" 7620
 [ "$role" = b ] && check "the receivers copied unread data out (RxSpillBytes)" \
 	test "$(sdp_stat RxSpillBytes)" -gt 0
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean
 
 sdp_load sdp_zcopy_thresh=0 || exit 1
-fam=sdp phase "SDP, BCopy only" 7630
+phase sdp "SDP, BCopy only" 7630
 check_eq "no SrcAvail sent" 0 "$(sdp_stat TxSrcAvail)"
 check_eq "no protocol error" 0 "$(sdp_stat ProtoErrors)"
 sdp_check_clean

@@ -60,7 +60,7 @@ else
 	sleep 3
 	per_end "$m0" "$(mem_avail_kib)" "$b0" "$(sdp_stat BufferBytes)"
 	check "client: held until the server measured" pair_await 7951
-	exec {H[1]}>&-
+	fd=${H[1]}; exec {fd}>&-
 	wait "$H_PID"
 fi
 check "$role: every buffer freed after close" \

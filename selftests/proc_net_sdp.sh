@@ -10,7 +10,8 @@
 sdp_fresh || exit 1
 addr=$SDP_ADDR
 
-hexaddr=$(printf '%02X' $(echo "$addr" | tr '.' ' ') | \
+IFS=. read -r -a octets <<<"$addr"
+hexaddr=$(printf '%02X' "${octets[@]}" | \
 	  sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
 port=7400
 hexport=$(printf '%04X' $port)
@@ -112,9 +113,9 @@ check_eq "still 3000 rows here with a socket in another namespace" 3001 \
 	"$(wc -l </proc/net/sdp)"
 check_eq "the other namespace lists its own socket, as row 0" "1 0:" \
 	"$(ip netns exec sdpns awk 'NR > 1 {n++; sl = $1} END {print n, sl}' /proc/net/sdp)"
-exec {OTHER[1]}>&-
+fd=${OTHER[1]}; exec {fd}>&-
 wait "$OTHER_PID"
-exec {MANY[1]}>&-
+fd=${MANY[1]}; exec {fd}>&-
 wait "$MANY_PID"
 ip netns del sdpns
 sdp_check_clean

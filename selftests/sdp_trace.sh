@@ -16,6 +16,7 @@ sdp_fresh || exit 1
 addr=$SDP_ADDR
 port=7480
 
+# shellcheck disable=SC2010 # tracefs event names are plain words
 events=$(ls $T/events/sdp | grep -v '^enable$\|^filter$' | xargs)
 check_eq "the sdp system's events" \
 	"sdp_abort sdp_close sdp_connect sdp_credit_stall sdp_proto_error sdp_state sdp_wc_error sdp_zcopy" \
@@ -63,7 +64,7 @@ coproc PAIR { sdp_hold pair "$addr" $((port + 1)); }
 read -r -t 30 line <&"${PAIR[0]}"
 check_eq "pair held" ready "$line"
 cookie=$($SDPSTAT -e --dport $((port + 1)) | awk 'NR > 1 {sub("sk:", "", $NF); print $NF}')
-exec {PAIR[1]}>&-
+fd=${PAIR[1]}; exec {fd}>&-
 wait "$PAIR_PID"
 trace_off /tmp/trace.pair
 check "the client's connect event has sdpstat's cookie ($cookie)" \

@@ -100,7 +100,7 @@ check_eq "-w 1 -c 2: two rounds" 2 "$(grep -c '^# ' <<<"$watch")"
 check_eq "-w: the second round shows deltas (no ActiveOpens: none since)" "" \
 	"$(awk '/^# /{r++} r == 2 && $1 == "ActiveOpens"' <<<"$watch")"
 
-exec {PAIR[1]}>&-
+fd=${PAIR[1]}; exec {fd}>&-
 wait "$PAIR_PID"
 check "pair gone" wait_for bash -c "[ \$($SDPSTAT -a | wc -l) = 1 ]"
 
@@ -114,7 +114,7 @@ check_eq "listed there, UNCONN" "UNCONN" \
 	"$(ip netns exec sdpstatns $SDPSTAT -a | awk 'NR > 1 {print $1}')"
 check_eq "counters of its own there" "" \
 	"$(ip netns exec sdpstatns $SDPSTAT -s | awk '$1 == "ActiveOpens"')"
-exec {OTHER[1]}>&-
+fd=${OTHER[1]}; exec {fd}>&-
 wait "$OTHER_PID"
 ip netns del sdpstatns
 
@@ -132,7 +132,7 @@ check_eq "3000 different sockets (cookies)" 3000 \
 check_eq "their inodes, as /proc/net/sdp has them" \
 	"$(awk 'NR > 1 {print $5}' /proc/net/sdp | sort | md5sum)" \
 	"$(awk 'NR > 1 {sub("ino:", "", $(NF - 1)); print $(NF - 1)}' /tmp/sdpstat.many | sort | md5sum)"
-exec {MANY[1]}>&-
+fd=${MANY[1]}; exec {fd}>&-
 wait "$MANY_PID"
 
 # the local transport: a connection to 127.0.0.1
@@ -144,7 +144,7 @@ check_eq "local pair held" ready "$line"
 check_eq "127.0.0.1: both ends local" "local local" \
 	"$($SDPSTAT | awk 'NR > 1 {print $6}' | xargs)"
 check "-i: no RDMA device" bash -c "! $SDPSTAT -i | grep -q ' dev '"
-exec {LPAIR[1]}>&-
+fd=${LPAIR[1]}; exec {fd}>&-
 wait "$LPAIR_PID"
 sdp_check_clean
 finish
