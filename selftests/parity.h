@@ -60,6 +60,7 @@ static inline int parity_socket(int domain, int type, int protocol)
 		protocol = E.proto;
 	return socket(domain, type, protocol);
 }
+
 #define socket(d, t, p)	parity_socket(d, t, p)
 
 /* One observation: STEP is the row's name within the case. */

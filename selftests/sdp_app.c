@@ -257,9 +257,8 @@ static int run_server(const char *kind, int n)
 				return 1;
 			}
 			for (i = nc; i > 0; i--) {
-				if (p[i].revents && echo_once(p[i].fd)) {
+				if (p[i].revents && echo_once(p[i].fd))
 					conns[i - 1] = conns[--nc];
-				}
 			}
 			if (p[0].revents) {
 				while (nc < MAXC &&
@@ -275,6 +274,7 @@ static int run_server(const char *kind, int n)
 
 /* ---- client ------------------------------------------------------------ */
 
+/* 0 once a non-blocking connect() has completed, else a negative errno */
 static int wait_connected(int fd, const char *kind)
 {
 	int k = 0, err = 0, ep;
@@ -303,15 +303,15 @@ static int wait_connected(int fd, const char *kind)
 		if (k == 1 && ev.data.u64 != 42) {
 			printf("epoll: the event came with data %llu, not 42\n",
 			       (unsigned long long)ev.data.u64);
-			return EPROTO;
+			return -EPROTO;
 		}
 		close(ep);
 	}
 	if (k != 1)
-		return k ? errno : ETIMEDOUT;
+		return k ? -errno : -ETIMEDOUT;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
-		return errno;
-	return err;
+		return -errno;
+	return -err;
 }
 
 static int echo_check(int fd, size_t total, unsigned int seed)
@@ -354,7 +354,7 @@ static int run_client(const char *kind)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		err = errno;
 		if (!block && err == EINPROGRESS)
-			err = wait_connected(fd, kind);
+			err = -wait_connected(fd, kind);
 	}
 	if (err) {
 		printf("connect: %s\n", errname(err));
@@ -406,7 +406,7 @@ static int run_props(void)
 	    errno == EINPROGRESS) {
 		err = wait_connected(fd, "poll");
 		if (err) {
-			printf("connect: %s\n", errname(err));
+			printf("connect: %s\n", errname(-err));
 			return 1;
 		}
 	}
@@ -481,7 +481,7 @@ static int run_threads(int n)
 		pthread_create(&t[i], NULL, thread_main, (void *)(long)i);
 	for (i = 0; i < n; i++) {
 		pthread_join(t[i], &r);
-		bad += r != NULL;
+		bad += !!r;
 	}
 	printf("%d of %d threads connected and echoed\n", n - bad, n);
 	return bad ? 1 : 0;

@@ -33,8 +33,9 @@
  *   echo: STALLED, no byte moved for S s, CHUNKS chunks echoed (...)
  * and exits 0, 3 on a stall, 1 on any other failure (a byte that came
  * back wrong, an I/O error).  On a stall it first runs the shell command
- * in SDP_ECHO_ON_STALL, if set (to look at the stuck sockets).  The server prints "served NCONN, ERR
- * errors" and exits 0 once every connection has ended.
+ * in SDP_ECHO_ON_STALL, if set (to look at the stuck sockets).  The
+ * server prints "served NCONN, ERR errors" and exits 0 once every
+ * connection has ended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -213,7 +214,7 @@ static void *serve_all(void *arg)
 	}
 	for (i = 0; i < s->nconn; i++) {
 		pthread_join(t[i], &ret);
-		s->errors += ret != NULL;
+		s->errors += !!ret;
 	}
 	return NULL;
 }
@@ -224,9 +225,9 @@ struct client {
 	uint64_t bytes;		/* each way */
 	size_t maxchunk;
 	/* its state, for the stall report */
-	_Atomic int chunks;	/* echoed whole */
-	_Atomic size_t chunk;	/* the chunk's size */
-	_Atomic size_t written, echoed;	/* of the chunk */
+	atomic_int chunks;	/* echoed whole */
+	atomic_size_t chunk;	/* the chunk's size */
+	atomic_size_t written, echoed;	/* of the chunk */
 	int result;		/* 0, or 1 */
 	char why[96];
 };
@@ -263,7 +264,8 @@ static void *client_run(void *arg)
 
 			memcpy(out + i, &r, len - i < 8 ? len - i : 8);
 		}
-		c->written = c->echoed = 0;
+		c->echoed = 0;
+		c->written = 0;
 		c->chunk = len;
 		while (c->written < len) {
 			n = write(c->fd, out + c->written, len - c->written);
@@ -343,10 +345,12 @@ static int run_clients(const char *addr, int port, int nconn, uint64_t bytes,
 				chunks += cl[i].chunks;
 			printf("echo: STALLED, no byte moved for %d s, %d chunks echoed\n",
 			       opt_stall, chunks);
-			for (i = 0; i < nconn; i++)
-				printf("  conn %d: %d chunks echoed; chunk of %zu: %zu written, %zu echoed\n",
-				       i, cl[i].chunks, cl[i].chunk,
-				       cl[i].written, cl[i].echoed);
+			for (i = 0; i < nconn; i++) {
+				printf("  conn %d: %d chunks echoed;",
+				       i, cl[i].chunks);
+				printf(" chunk of %zu: %zu written, %zu echoed\n",
+				       cl[i].chunk, cl[i].written, cl[i].echoed);
+			}
 			fflush(stdout);
 			/* a look at the stuck sockets before they go */
 			if (getenv("SDP_ECHO_ON_STALL") &&
@@ -390,11 +394,20 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "b:r:s:S:")) != -1) {
 		switch (opt) {
-		case 'b': opt_buf = atoi(optarg); break;
-		case 'r': opt_step = strtoull(optarg, NULL, 0); break;
-		case 's': opt_stall = atoi(optarg); break;
-		case 'S': opt_seed = strtoull(optarg, NULL, 0); break;
-		default: usage();
+		case 'b':
+			opt_buf = atoi(optarg);
+			break;
+		case 'r':
+			opt_step = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			opt_stall = atoi(optarg);
+			break;
+		case 'S':
+			opt_seed = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			usage();
 		}
 	}
 	argv += optind;

@@ -1118,8 +1118,9 @@ static int server_early_case(void)
 	fails = hear(a.from, 60000);
 	last = hear(a.from, 1000);
 	CHECK(served == n, "%d connections answered (%d)", n, served);
-	CHECK(fails == 0, "every connect() succeeded and read the first bytes "
-	      "(%ld failed, last: %s)", fails, errname(last));
+	CHECK(fails == 0,
+	      "every connect() succeeded and read the first bytes (%ld failed, last: %s)",
+	      fails, errname(last));
 	app_stop(&a);
 	peer_close(&p);
 	return check_exit();

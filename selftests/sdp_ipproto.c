@@ -222,16 +222,14 @@ static void one_family(int fam, const char *addr, int port)
 	CHECK(proc_has_port(port), "%s: listed in /proc/net/sdp", fn);
 
 	fill(out, BULK, fam);
-	if (!fork()) {
+	if (!fork())
 		_exit(!full_io(c, out, BULK, true));
-	}
 	CHECK(full_io(s, in, BULK, false) && !memcmp(in, out, BULK),
 	      "%s: 8 MiB client to server, every byte", fn);
 	wait(NULL);
 	fill(out, BULK, fam + 7);
-	if (!fork()) {
+	if (!fork())
 		_exit(!full_io(s, out, BULK, true));
-	}
 	CHECK(full_io(c, in, BULK, false) && !memcmp(in, out, BULK),
 	      "%s: 8 MiB server to client, every byte", fn);
 	wait(NULL);
@@ -385,7 +383,7 @@ static void twin_family(int fam, const char *addr, int port)
 	long acc = sdp_stat_of("AcceptFallbacks");
 	long fails = sdp_stat_of("ListenFallbackFails");
 	struct sockaddr_storage ss, peer, cname;
-	socklen_t len = mkaddr(fam, addr, port, &ss), plen, clen;
+	socklen_t len = mkaddr(fam, addr, port, &ss), plen, cname_len;
 	int l, c, s, ep, nsdp = 0, ntcp = 0, t;
 	struct epoll_event ev = { .events = EPOLLIN };
 
@@ -400,9 +398,9 @@ static void twin_family(int fam, const char *addr, int port)
 	      getint(s, SOL_SOCKET, SO_DOMAIN) == fam,
 	      "%s: accept() gives a TCP socket (SO_PROTOCOL %d)", fn,
 	      s >= 0 ? getint(s, SOL_SOCKET, SO_PROTOCOL) : -1);
-	clen = sizeof(cname);
-	getsockname(c, (struct sockaddr *)&cname, &clen);
-	CHECK(s >= 0 && plen == clen && !memcmp(&peer, &cname, clen),
+	cname_len = sizeof(cname);
+	getsockname(c, (struct sockaddr *)&cname, &cname_len);
+	CHECK(s >= 0 && plen == cname_len && !memcmp(&peer, &cname, cname_len),
 	      "%s: ... and the client's address (%u bytes, family %d)", fn,
 	      plen, peer.ss_family);
 	CHECK(c >= 0 && s >= 0 && both_ways(c, s),

@@ -194,6 +194,7 @@ static const struct {
 	{ 512 << 10, 4097, false, 4096 },
 	{ MIB, 0, false, 64 << 10 },
 };
+
 #define NSENDS (sizeof(sends) / sizeof(sends[0]))
 #define ROUNDS 4
 

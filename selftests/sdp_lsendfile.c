@@ -545,7 +545,8 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s tcp|sdp PORT [sizes|rewrite|truncate|hold|zerocopy]...\n",
+		fprintf(stderr,
+			"usage: %s tcp|sdp PORT [sizes|rewrite|truncate|hold|zerocopy]...\n",
 			argv[0]);
 		return KSFT_FAIL;
 	}

@@ -155,10 +155,10 @@ static int send_all(int fd, const void *buf, size_t len)
 
 static void *serve(void *arg)
 {
+	static __thread uint8_t buf[262144];
 	struct timeval tv = { 0, 5000 };
 	int fd = (int)(long)arg;
 	uint32_t seed, r = (uint32_t)fd * 2654435761u | 1;
-	static __thread uint8_t buf[262144];
 	uint64_t off = 0, bad = 0;
 	ssize_t n, i;
 
@@ -298,8 +298,8 @@ struct reader {
 
 static void *reader(void *arg)
 {
-	struct reader *rd = arg;
 	static __thread uint8_t buf[65536];
+	struct reader *rd = arg;
 	ssize_t n;
 
 	for (;;) {
@@ -323,13 +323,13 @@ static void *reader(void *arg)
  */
 static int stream_reread(int fd, uint32_t *r)
 {
+	static __thread uint8_t buf[65536];
 	struct sockaddr un = { .sa_family = AF_UNSPEC };
 	struct reader rd = { .fd = fd };
 	uint64_t back = 0, len;
 	uint32_t seed;
 	pthread_t t;
 	size_t off, n, i;
-	static __thread uint8_t buf[65536];
 	int ret = -1;
 
 	if (pthread_create(&t, NULL, reader, &rd))

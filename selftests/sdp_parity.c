@@ -341,7 +341,9 @@ static void case_bind_wildcard(void)
 {
 	struct sockaddr_in any = sa4("0.0.0.0", E.port), one = sa4(E.addr, E.port);
 	struct sockaddr_in *first[] = { &any, &one }, *second[] = { &one, &any };
-	const char *name[] = { "wildcard then address", "address then wildcard" };
+	static const char * const name[] = {
+		"wildcard then address", "address then wildcard"
+	};
 	char step[96];
 	int i, reuse, a, b;
 
@@ -373,22 +375,23 @@ static void case_fastopen(void)
 {
 	struct sockaddr_in to = sa4(E.addr, E.port), me = sa4(E.addr, 0);
 	int l = listen_on(E.port, 4), c = sock_new(), s;
+	ssize_t n;
 
 	signal(SIGPIPE, SIG_DFL);	/* a signal ends the case: seen */
 	MUST(!bind(c, SA(me), sizeof(me)));
-	OBS("sendto blocking", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
-						 SA(to), sizeof(to))));
+	n = sendto(c, "hi", 2, MSG_FASTOPEN, SA(to), sizeof(to));
+	OBS("sendto blocking", "%s", res(n));
 	s = accept(l, NULL, NULL);
 	OBS("accepted", "%s", res(s < 0 ? -1 : 0));
 	OBS("read", "%s", rd(s, 10, 0));
-	OBS("sendto connected", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
-						  SA(to), sizeof(to))));
+	n = sendto(c, "hi", 2, MSG_FASTOPEN, SA(to), sizeof(to));
+	OBS("sendto connected", "%s", res(n));
 	close(s);
 	close(c);
 	c = sock_new();
 	MUST(!fcntl(c, F_SETFL, O_NONBLOCK));
-	OBS("sendto non-blocking", "%s", res(sendto(c, "hi", 2, MSG_FASTOPEN,
-						     SA(to), sizeof(to))));
+	n = sendto(c, "hi", 2, MSG_FASTOPEN, SA(to), sizeof(to));
+	OBS("sendto non-blocking", "%s", res(n));
 	OBS("then writable", "%s", yesno(wait_for(c, POLLOUT, 10000)));
 	OBS("send", "%s", res(send(c, "hi", 2, 0)));
 	s = accept(l, NULL, NULL);
@@ -473,11 +476,11 @@ static void case_zerocopy_dontwait(void)
 	while (bytes < SENDS * N && tries++ < 100000) {
 		ssize_t n = send(c, buf, N, MSG_ZEROCOPY | MSG_DONTWAIT);
 
+		if (n < 0 && errno != EAGAIN && errno != ENOBUFS)
+			break;
 		if (n > 0) {
 			sent++;
 			bytes += n;
-		} else if (n < 0 && errno != EAGAIN && errno != ENOBUFS) {
-			break;
 		} else {
 			msleep(1);
 		}
@@ -703,10 +706,10 @@ static void case_names(void)
 	    c.sin_family, d.sin_family, len);
 	OBS("client name = server's peer", "%s",
 	    yesno(a.sin_port == b.sin_port && a.sin_port &&
-	       a.sin_addr.s_addr == b.sin_addr.s_addr));
+		  a.sin_addr.s_addr == b.sin_addr.s_addr));
 	OBS("server name = client's peer", "%s",
 	    yesno(c.sin_port == d.sin_port && ntohs(d.sin_port) == E.port &&
-	       c.sin_addr.s_addr == d.sin_addr.s_addr));
+		  c.sin_addr.s_addr == d.sin_addr.s_addr));
 	OBS("connect twice", "%s", res(connect(cl, SA(c), sizeof(c))));
 	OBS("poll", "%s", pmask(cl, 0));
 	close(cl);
@@ -1991,7 +1994,8 @@ static const struct known_diff {
 	  "the socket's own protocol number, as IPPROTO_MPTCP's and IPPROTO_SMC's sockets report theirs (the socket core answers SO_PROTOCOL)",
 	  false, INET },
 	{ "sockopts/SO_REUSEPORT set", "EOPNOTSUPP",
-	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it", false, FAM },
+	  "the socket core (6.1, 6.12) refuses SO_REUSEPORT for families other than AF_INET/AF_INET6 before the protocol sees it",
+	  false, FAM },
 	{ "sockopts/SO_REUSEPORT", "0",
 	  "(follows from the above)", false, FAM },
 	{ "reuseport/set", "EOPNOTSUPP",
@@ -2011,7 +2015,8 @@ static const struct known_diff {
 	  "rdma_cm lets a port listen only while no other id is bound to it",
 	  false, BOTH },
 	{ "disconnect/listen again", "ok",
-	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it", false, BOTH },
+	  "TCP keeps a listener stopped by connect(AF_UNSPEC) from listening again (its own port is still held); SDP lets it",
+	  false, BOTH },
 	{ "unconnected/connect short", "EINVAL",
 	  "a short address of a foreign family: SDP checks the length first, as TCP does; where SELinux is the active LSM (the debug kernel's), its connect hook checks a TCP socket's family first (EAFNOSUPPORT)",
 	  true, BOTH },

@@ -65,6 +65,7 @@ struct rx_done {
 	uint32_t idx, bytes;
 	int status;
 };
+
 #define PEER_KEPT	(PEER_MAXRX * 2)
 
 /* How the peer introduces itself: peer_opts_default(), then set what
@@ -72,15 +73,13 @@ struct rx_done {
  */
 struct peer_opts {
 	int bufs;		/* Hello/HelloAck bufs (default 16) */
-	int post;		/* receives really posted (default bufs + 4,
-				 * -1: none) */
+	int post;		/* receives really posted (default bufs + 4, -1: none) */
 	int version;		/* default 0x10 */
 	uint32_t rcv_size;	/* default PEER_BUFSZ */
 	uint32_t caps;		/* default 3: SrcAvail and SinkAvail */
 	int max_adverts;	/* default 8 */
 	int pdata_len;		/* default sizeof(struct hello); -1: none */
-	int mid;		/* the Hello's or HelloAck's id; -1 (set by
-				 * peer_opts_default()): the right one */
+	int mid;		/* Hello/HelloAck id; -1 (peer_opts_default()'s): the right one */
 	uint32_t mseq;		/* in the Hello's BSDH (must be 0) */
 	int no_repost;		/* never post a receive again */
 	int no_rtu;		/* connect: never send the RTU */
@@ -147,6 +146,7 @@ struct peer_hdr {
 	int64_t mseq, mseq_ack, bufs, len;	/* -1: as they should be */
 	int bytes;				/* -1: len */
 };
+
 #define PEER_HDR_OK ((struct peer_hdr){ -1, -1, -1, -1, -1 })
 int peer_send(struct peer *p, uint8_t mid, uint8_t flags, const void *payload,
 	      uint32_t plen, struct peer_hdr ov);

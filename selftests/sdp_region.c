@@ -303,6 +303,7 @@ static const uint64_t offs[] = { 0, 1, 4095, 12345, 3 };
 static void rw_sync(int c, uint64_t token, unsigned char *buf)
 {
 	uint64_t seed = 1;
+	struct req bulk;
 	size_t i, j;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -333,8 +334,9 @@ static void rw_sync(int c, uint64_t token, unsigned char *buf)
 		}
 		/* stream bytes between the ops, on the same connection */
 		fill(buf, 1 << 20, seed);
-		CHECK(!full(c, &(struct req){ .type = REQ_BULK, .len = 1 << 20,
-					     .seed = seed }, sizeof(struct req), true) &&
+		bulk = (struct req){ .type = REQ_BULK, .len = 1 << 20,
+				     .seed = seed };
+		CHECK(!full(c, &bulk, sizeof(bulk), true) &&
 		      !full(c, buf, 1 << 20, true) &&
 		      !full(c, &(char){0}, 1, false),
 		      "1 MiB of stream bytes between them");
@@ -389,7 +391,6 @@ static void zc_stream(int c, unsigned char *buf)
 	CHECK(!full(c, &ok, 1, false) && ok,
 	      "... the owner got the bytes as they were at the call");
 }
-
 
 /* 1 MiB of stream bytes by io_uring SEND_ZC from a registered (fixed)
  * buffer, rewritten once notified: over RDMA it goes by reference (the
@@ -563,15 +564,18 @@ static void errors_reg(int c, unsigned char *mem)
 	int i, u = socket(family, SOCK_STREAM, 0), n = 0;
 
 #define REGION_ERR(fd, p, len, acc, want, what) do {			\
+	int err_want = (want);						\
+									\
 	errno = 0;							\
-	CHECK(sdp_region_reg(fd, p, len, acc, &t) < 0 && errno == want,	\
-	      "SDP_REGION_REG %s: %s (%s)", what, errname(want),	\
+	CHECK(sdp_region_reg(fd, p, len, acc, &t) < 0 &&		\
+	      errno == err_want,					\
+	      "SDP_REGION_REG %s: %s (%s)", what, errname(err_want),	\
 	      errname(errno));						\
 } while (0)
 	REGION_ERR(u, mem, 4096, SDP_REGION_READ, ENOTCONN, "not connected");
 	REGION_ERR(c, mem, 0, SDP_REGION_READ, EINVAL, "of 0 bytes");
 	REGION_ERR(c, mem, SDP_REGION_MAX_LEN + 1, SDP_REGION_READ, EINVAL,
-		"past SDP_REGION_MAX_LEN");
+		   "past SDP_REGION_MAX_LEN");
 	REGION_ERR(c, mem, 4096, 0, EINVAL, "without access");
 	REGION_ERR(c, mem, 4096, 4, EINVAL, "with an unknown access bit");
 	REGION_ERR(c, (void *)4096, 4096, SDP_REGION_READ, EFAULT, "unmapped");
@@ -645,9 +649,12 @@ static int owner_errors(int s)
 }
 
 #define OP_ERR(fd, op, tok, off, len, fl, want, what) do {		\
+	int err_want = (want);						\
+									\
 	errno = 0;							\
-	CHECK(rdma_op(fd, op, tok, off, buf, len, fl) < 0 && errno == want, \
-	      "%s: %s (%s)", what, errname(want), errname(errno));	\
+	CHECK(rdma_op(fd, op, tok, off, buf, len, fl) < 0 &&		\
+	      errno == err_want,					\
+	      "%s: %s (%s)", what, errname(err_want), errname(errno));	\
 } while (0)
 
 static void errors_ops(int c, int c2, const uint64_t *tok,
@@ -812,12 +819,12 @@ static int run_bench(const char *how, size_t size, double secs)
 		struct io_uring_cqe *cqe;
 		ssize_t r = -1;
 
-		if (!strcmp(how, "write") || !strcmp(how, "read"))
+		if (!strcmp(how, "write") || !strcmp(how, "read")) {
 			r = rdma_op(c, how[0] == 'w' ? SDP_RDMA_WRITE :
 				    SDP_RDMA_READ, token, 0, buf, size, 0);
-		else if (!strcmp(how, "send"))
+		} else if (!strcmp(how, "send")) {
 			r = send(c, buf, size, 0);
-		else if (!strcmp(how, "zc")) {
+		} else if (!strcmp(how, "zc")) {
 			r = send(c, buf, size, MSG_ZEROCOPY);
 			next = zc_drain(c, next, 0);
 		} else {	/* uring: SEND_ZCs, up to 8 unnotified */
@@ -829,13 +836,16 @@ static int run_bench(const char *how, size_t size, double secs)
 			}
 			if (io_uring_wait_cqe(&ring, &cqe))
 				return KSFT_FAIL;
-			r = 0;
-			if (cqe->flags & IORING_CQE_F_NOTIF)
+			if (cqe->flags & IORING_CQE_F_NOTIF) {
+				r = 0;
 				inflight--;
-			else if ((r = cqe->res) <= 0)
-				return KSFT_FAIL;
-			else if (!(cqe->flags & IORING_CQE_F_MORE))
-				inflight--;
+			} else {
+				r = cqe->res;
+				if (r <= 0)
+					return KSFT_FAIL;
+				if (!(cqe->flags & IORING_CQE_F_MORE))
+					inflight--;
+			}
 			io_uring_cqe_seen(&ring, cqe);
 			n += r;
 			continue;

@@ -221,8 +221,9 @@ static void idle_member(int idle, const char *name)
 	int fd, c = -1, err;
 
 	fd = bound(false);
-	CHECK(fd == -EADDRINUSE, "%s: the bound member keeps the port: "
-	      "EADDRINUSE (%s)", name, errname(fd < 0 ? -fd : 0));
+	CHECK(fd == -EADDRINUSE,
+	      "%s: the bound member keeps the port: EADDRINUSE (%s)",
+	      name, errname(fd < 0 ? -fd : 0));
 	if (fd >= 0)
 		close(fd);
 	err = listen(idle, NCONN) ? errno : 0;
@@ -276,8 +277,9 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		err = foreign_bind();
-		CHECK(err == EADDRINUSE, "%s: another user's, with SO_REUSEPORT: "
-		      "EADDRINUSE (%s)", name, err < 0 ? "?" : errname(err));
+		CHECK(err == EADDRINUSE,
+		      "%s: another user's, with SO_REUSEPORT: EADDRINUSE (%s)",
+		      name, err < 0 ? "?" : errname(err));
 	}
 
 	fails = 0;
@@ -312,8 +314,9 @@ int main(int argc, char **argv)
 	CHECK(!fails, "%s: listener 0 closed: %d more connect (%d failed)",
 	      name, NMORE, fails);
 	n = serve(ls, NMORE - fails, got, clients);
-	CHECK(n == NMORE && !got[0], "%s: all accepted by the other three "
-	      "(%d: %d %d %d)", name, n, got[1], got[2], got[3]);
+	CHECK(n == NMORE && !got[0],
+	      "%s: all accepted by the other three (%d: %d %d %d)",
+	      name, n, got[1], got[2], got[3]);
 	for (int i = NCONN; i < NCONN + NMORE; i++)
 		if (clients[i] >= 0)
 			close(clients[i]);

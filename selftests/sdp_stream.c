@@ -73,7 +73,6 @@
 
 #include "check.h"
 
-
 #define MAX_IO	(256 * 1024)
 
 static int family;
@@ -337,7 +336,8 @@ static void *writer(void *arg)
 			n = s->bytes - done;
 		prng_fill(&p, buf, n);
 		if (write_all(s->fd, buf, n)) {
-			fprintf(stderr, "%s: write after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
+			fprintf(stderr,
+				"%s: write after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
 				s->who, (unsigned long long)done,
 				strerror(errno), now() - s->last, wall());
 			s->result = 1;
@@ -366,7 +366,8 @@ static int reader(struct stream *s, int echo_fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "%s: read after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
+			fprintf(stderr,
+				"%s: read after %llu bytes: %s (%.1f s after the last progress, at %.1f)\n",
 				s->who, (unsigned long long)done,
 				strerror(errno), now() - s->last, wall());
 			return 1;
@@ -684,7 +685,7 @@ static int run_greeter(const char *addr, int port, int nconn)
 {
 	struct timeval tv = { 10, 0 };
 	int lfd = listen_on(addr, port), i, fd;
-	char hello[100], ans[2];
+	char hello[100], reply[2];
 
 	memset(hello, 'g', sizeof(hello));
 	printf("listening\n");
@@ -697,7 +698,7 @@ static int run_greeter(const char *addr, int port, int nconn)
 		}
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		if (write_all(fd, hello, sizeof(hello)) == 0)
-			(void)!read(fd, ans, sizeof(ans));
+			(void)!read(fd, reply, sizeof(reply));
 		close(fd);
 	}
 	close(lfd);

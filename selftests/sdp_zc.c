@@ -525,7 +525,8 @@ static int sendfile_send(int fd)
 		err = p->pipe ? sf_splice(fd) : sf_sendfile(fd, f, p);
 		if (!err && p->pipe) {
 			err = sf_wait_reader(fd);
-			CHECK(!err, "after splice(SPLICE_F_MORE) and nothing more, the reader has it: %s",
+			CHECK(!err,
+			      "after splice(SPLICE_F_MORE) and nothing more, the reader has it: %s",
 			      errname(err));
 		}
 		after = sdp_stat_of("TxZcopyPageBytes");
@@ -591,7 +592,8 @@ static int run_sendfile_hold(void)
 		}
 		break;
 	}
-	CHECK(idle == quiet, "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
+	CHECK(idle == quiet,
+	      "a peer that never reads: non-blocking sendfile() ends in EAGAIN (%ld bytes taken, %s)",
 	      taken, n < 0 ? errname(errno) : "no error");
 	refs = sdp_stat_of("ZcopyPageRefs");
 	CHECK(refs > 0 && refs <= bound, "pages held for it: %ld, at most %ld", refs, bound);
@@ -609,7 +611,8 @@ static int run_sendfile_hold(void)
 	close(c);
 	for (i = 0; i < 100 && (refs = sdp_stat_of("ZcopyPageRefs")) != 0; i++)
 		usleep(100000);
-	CHECK(refs == 0, "after close() with SO_LINGER {1,0}, every page released (%ld held)", refs);
+	CHECK(refs == 0, "after close() with SO_LINGER {1,0}, every page released (%ld held)",
+	      refs);
 	close(s);
 	close(l);
 	close(f);
@@ -685,7 +688,8 @@ static int run_sendfile_shutdown(void)
 	while (!__atomic_load_n(&t.tid, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	blocked = sf_blocked(t.tid, c);
-	CHECK(blocked, "sendfile() of 16 MiB to a reader that reads nothing waits (%zu bytes taken)",
+	CHECK(blocked,
+	      "sendfile() of 16 MiB to a reader that reads nothing waits (%zu bytes taken)",
 	      __atomic_load_n(&t.sent, __ATOMIC_SEQ_CST));
 	shutdown(c, SHUT_WR);
 	usleep(200000);
@@ -1012,7 +1016,8 @@ static int run_msgzc(void)
 	}
 	r = recv_all(s, got, N, N);
 	CHECK(r == N && got[0] == 'a' && got[N - 1] == 'h', "the receiver read all 8");
-	lo = hi = 0;
+	lo = 0;
+	hi = 0;
 	n = 0;
 	while (hi < 9 && zc_completions(c, 5000, &lo, &hi, &copied) > 0)
 		n++;
