@@ -247,7 +247,8 @@ static bool az_fd_async(int fd)
 	if (++st->sends >= AZ_WINDOW) {
 		if (st->faults * AZ_FAULTY > st->sends)
 			st->sync_left = AZ_SYNC_RUN;
-		st->sends = st->faults = 0;
+		st->sends = 0;
+		st->faults = 0;
 	}
 	return true;
 }
@@ -482,7 +483,8 @@ static bool az_ready(void)
 				sdp_real.close(az_uffd);
 			if (az_chan >= 0)
 				sdp_real.close(az_chan);
-			az_uffd = az_chan = -1;
+			az_uffd = -1;
+			az_chan = -1;
 		}
 		__atomic_store_n(&az_state, err ? AZ_FAILED : AZ_ON,
 				 __ATOMIC_RELEASE);
@@ -589,7 +591,7 @@ static void az_yield_vma(uintptr_t start, uintptr_t end)
 	else
 		sdp_log(SDP_LOG_ERR, "async: too many mappings handed back");
 	for (i = 0; (busy = az_overlaps(start, end - start, true)) &&
-		    i < 30000; i++) {
+	     i < 30000; i++) {
 		az_unlock(&old);
 		usleep(1000);
 		az_reap();
@@ -804,7 +806,8 @@ void sdp_az_forked(void)
 		syscall(SYS_close, az_uffd);
 	if (az_chan >= 0)
 		syscall(SYS_close, az_chan);
-	az_uffd = az_chan = -1;
+	az_uffd = -1;
+	az_chan = -1;
 	memset(az_ops, 0, sizeof(az_ops));
 	memset(az_fds, 0, sizeof(az_fds));
 	memset(&az_count, 0, sizeof(az_count));

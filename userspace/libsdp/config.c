@@ -309,7 +309,8 @@ static void sdp_parse_use(struct sdp_parser *p, char **tok, int n)
 	} else if (!strcmp(tok[2], "client") || !strcmp(tok[2], "connect")) {
 		role = SDP_ROLE_CLIENT;
 	} else {
-		sdp_parse_error(p, "use: unknown role '%s' (expected server, listen, client or connect)",
+		sdp_parse_error(p,
+				"use: unknown role '%s' (expected server, listen, client or connect)",
 				tok[2]);
 		return;
 	}
@@ -353,7 +354,8 @@ static void sdp_parse_log(struct sdp_parser *p, char **tok, int n)
 	for (i = 1; i < n; i += 2) {
 		is_dest = !strcmp(tok[i], "destination");
 		if (!is_dest && strcmp(tok[i], "min-level")) {
-			sdp_parse_error(p, "log: unexpected '%s' (expected 'destination' or 'min-level')",
+			sdp_parse_error(p,
+					"log: unexpected '%s' (expected 'destination' or 'min-level')",
 					tok[i]);
 			return;
 		}
@@ -388,17 +390,19 @@ static void sdp_parse_log(struct sdp_parser *p, char **tok, int n)
 			dest = SDP_LOG_TO_STDERR;
 		} else if (!strcmp(arg, "syslog")) {
 			dest = SDP_LOG_TO_SYSLOG;
-		} else if (strcmp(arg, "file")) {
-			sdp_parse_error(p, "log: unknown destination '%s' (expected stderr, syslog or file PATH)",
-					arg);
-			return;
-		} else if (i + 2 >= n) {
-			sdp_parse_error(p, "log: missing PATH after 'file'");
-			return;
-		} else {
+		} else if (!strcmp(arg, "file")) {
+			if (i + 2 >= n) {
+				sdp_parse_error(p, "log: missing PATH after 'file'");
+				return;
+			}
 			dest = SDP_LOG_TO_FILE;
 			path = tok[i + 2];
 			i++;
+		} else {
+			sdp_parse_error(p,
+					"log: unknown destination '%s' (expected stderr, syslog or file PATH)",
+					arg);
+			return;
 		}
 	}
 
@@ -486,8 +490,10 @@ struct sdp_config *sdp_config_load(const char *path)
 	ssize_t len;
 	FILE *f;
 
-	if (!path)
-		p.name = path = sdp_config_path();
+	if (!path) {
+		path = sdp_config_path();
+		p.name = path;
+	}
 	p.cfg = sdp_config_alloc();
 	if (p.cfg == &sdp_config_empty)
 		return p.cfg;

@@ -98,7 +98,8 @@ const char *sdp_config_path(void);
 struct sdp_config *sdp_config_load(const char *path);
 
 /* As sdp_config_load() on the text @text; @name is the file name used in
- * messages. */
+ * messages.
+ */
 struct sdp_config *sdp_config_parse(const char *text, const char *name);
 
 void sdp_config_free(struct sdp_config *cfg);

@@ -196,9 +196,8 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		s->bound = true;
 		s->bind_len = len;
 		memcpy(&s->bind_addr, addr, len);
-		if (use == SDP_USE_BOTH) {
+		if (use == SDP_USE_BOTH)
 			sdp_twin_open(fd, s);
-		}
 	}
 	sdp_unlock();
 	return ret;
@@ -853,7 +852,8 @@ SDP_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	if (s && s->state != SDP_SOCK_SDP && s->state != SDP_SOCK_TCP) {
 		/* for a socket put in its place, and for the twin */
 		if (sdp_sock_record_opt(s, level, name, val, len))
-			sdp_log(SDP_LOG_WARN, "option %d/%d not recorded: it will not follow a change of socket",
+			sdp_log(SDP_LOG_WARN,
+				"option %d/%d not recorded: it will not follow a change of socket",
 				level, name);
 		if (s->twin >= 0)
 			sdp_setsockopt_sdp(s->twin, level, name, val, len);

@@ -229,7 +229,7 @@ static void sdp_sock_plain_update(struct sdp_sock *s, bool was_plain)
 	bool plain = sdp_sock_plain(s);
 
 	if (plain != was_plain)
-		sdp_sock_for_each_fd(s, sdp_slot_set_plain_cb, &plain);
+		sdp_sock_walk_fds(s, sdp_slot_set_plain_cb, &plain);
 }
 
 void sdp_sock_set_state(struct sdp_sock *s, enum sdp_sock_state state)
@@ -488,8 +488,8 @@ int sdp_sock_record_opt(struct sdp_sock *s, int level, int name,
 	return 0;
 }
 
-void sdp_sock_for_each_fd(struct sdp_sock *s, void (*fn)(int fd, void *arg),
-			  void *arg)
+void sdp_sock_walk_fds(struct sdp_sock *s, void (*fn)(int fd, void *arg),
+		       void *arg)
 {
 	int fd, seen = 0;
 

@@ -20,11 +20,12 @@
  * lock is never held across a call that may block for long (a blocking
  * connect, accept or wait), and signals are blocked while it is held, so
  * that a signal handler may call what takes it.  fork() takes it
- * (pthread_atfork), so the child starts with it free.  Nothing reached from close() frees memory (a dead socket
- * waits on a list for a call that allocates anyway): close() is
- * async-signal-safe, and programs call it from handlers.  A vfork()
- * child shares this state with its parent but not its descriptors: its
- * close() and dup2() change nothing here (sdp_state_ours()).
+ * (pthread_atfork), so the child starts with it free.  Nothing reached
+ * from close() frees memory (a dead socket waits on a list for a call
+ * that allocates anyway): close() is async-signal-safe, and programs
+ * call it from handlers.  A vfork() child shares this state with its
+ * parent but not its descriptors: its close() and dup2() change nothing
+ * here (sdp_state_ours()).
  *
  * A "both" socket's twin is libsdp's own descriptor, which the program
  * does not know is open: close() of its number fails with EBADF, and
@@ -127,8 +128,8 @@ struct sdp_sock *sdp_twin_owner(int tfd);
 int sdp_sock_record_opt(struct sdp_sock *s, int level, int name,
 			const void *val, socklen_t len);
 /* Calls @fn for every descriptor that refers to @s. */
-void sdp_sock_for_each_fd(struct sdp_sock *s, void (*fn)(int fd, void *arg),
-			  void *arg);
+void sdp_sock_walk_fds(struct sdp_sock *s, void (*fn)(int fd, void *arg),
+		       void *arg);
 
 struct sdp_reg *sdp_reg_find(struct sdp_sock *s, int epfd, int fd);
 struct sdp_reg *sdp_reg_add(struct sdp_sock *s, int epfd, int fd,

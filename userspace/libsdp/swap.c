@@ -203,7 +203,7 @@ int sdp_swap(int fd, struct sdp_sock *s, bool sdp)
 	a.nfd = sdp_new_socket(s, fd, sdp);
 	if (a.nfd < 0)
 		return a.nfd;
-	sdp_sock_for_each_fd(s, sdp_dup_over, &a);
+	sdp_sock_walk_fds(s, sdp_dup_over, &a);
 	sdp_real.close(a.nfd);
 	if (a.err)
 		return a.err;

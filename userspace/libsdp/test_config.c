@@ -121,10 +121,17 @@ static enum sdp_use match(const struct sdp_config *cfg, enum sdp_role role,
 #define BOTH	SDP_USE_BOTH
 
 /* Check that @cfg answers @want for (@role, @prog, @ip, @port). */
-#define EXPECT(cfg, role, prog, ip, port, want)				\
-	CHECK(match(cfg, role, prog, ip, port) == (want),		\
-	      "%s %s %s [%s]:%u -> %s", #cfg, role == S ? "server" : "client", \
-	      prog, ip, (unsigned int)(port), sdp_use_name(want))
+#define EXPECT(cfg, role, prog, ip, port, want) do {			\
+	enum sdp_role e_role = (role);					\
+	const char *e_prog = (prog), *e_ip = (ip);			\
+	unsigned int e_port = (port);					\
+	enum sdp_use e_want = (want);					\
+									\
+	CHECK(match(cfg, e_role, e_prog, e_ip, e_port) == e_want,	\
+	      "%s %s %s [%s]:%u -> %s", #cfg,				\
+	      e_role == S ? "server" : "client", e_prog, e_ip, e_port,	\
+	      sdp_use_name(e_want));					\
+} while (0)
 
 static struct sdp_config *parse(const char *text)
 {
