@@ -271,16 +271,18 @@ static void print_info_text(const struct sdp_diag_info *di, const char *dev)
 	printf(" credits tx %d rx %u peer_bufs %u bufs rx %ux%u tx %u msg_max %u stalls %u\n",
 	       di->tx_credits, di->rx_credits, di->peer_bufs, di->rx_bufs,
 	       di->rx_buf_size, di->tx_bufs, di->tx_msg_max, di->credit_stalls);
-	printf("\t queued rx %u tx %u inflight %u msgs %u bytes mem %llu rtt %uus wrs %u age %ums retry %u rnr %u ka_probes %u\n",
+	printf("\t queued rx %u tx %u inflight %u msgs %u bytes mem %llu",
 	       di->rx_queued, di->tx_queued, di->tx_inflight,
-	       di->tx_inflight_bytes, (unsigned long long)di->buf_bytes,
+	       di->tx_inflight_bytes, (unsigned long long)di->buf_bytes);
+	printf(" rtt %uus wrs %u age %ums retry %u rnr %u ka_probes %u\n",
 	       di->srtt_us, di->tx_wrs, di->tx_wr_age_ms, di->retry_count,
 	       di->rnr_retry, di->ka_probes);
-	printf("\t bytes sent %llu recv %llu zc_src %llu/%llu zc_write %llu zc_read %llu zc_sink %llu local_sink %llu segs %u/%u",
+	printf("\t bytes sent %llu recv %llu zc_src %llu/%llu",
 	       (unsigned long long)di->bytes_sent,
 	       (unsigned long long)di->bytes_received,
 	       (unsigned long long)di->zc_src_read,
-	       (unsigned long long)di->zc_src_sent,
+	       (unsigned long long)di->zc_src_sent);
+	printf(" zc_write %llu zc_read %llu zc_sink %llu local_sink %llu segs %u/%u",
 	       (unsigned long long)di->zc_write_sent,
 	       (unsigned long long)di->zc_read_recv,
 	       (unsigned long long)di->zc_sink_recv,
@@ -351,11 +353,12 @@ static void sock_cb(const struct nlmsghdr *h, void *arg)
 		 m->id.idiag_dport);
 
 	if (o->json) {
-		printf("%s{\"family\":\"%s\",\"state\":\"%s\",\"recv_q\":%u,\"send_q\":%u,\"local\":\"%s\",\"peer\":\"%s\",\"uid\":%u,\"inode\":%u,\"cookie\":%llu",
+		printf("%s{\"family\":\"%s\",\"state\":\"%s\",\"recv_q\":%u,\"send_q\":%u",
 		       ctx->shown ? "," : "",
 		       m->idiag_family == af_sdp[1] ? "inet6_sdp" : "inet_sdp",
-		       state, m->idiag_rqueue, m->idiag_wqueue, local, peer,
-		       m->idiag_uid, m->idiag_inode,
+		       state, m->idiag_rqueue, m->idiag_wqueue);
+		printf(",\"local\":\"%s\",\"peer\":\"%s\",\"uid\":%u,\"inode\":%u,\"cookie\":%llu",
+		       local, peer, m->idiag_uid, m->idiag_inode,
 		       (unsigned long long)m->id.idiag_cookie[0] |
 		       (unsigned long long)m->id.idiag_cookie[1] << 32);
 		if (have_info)
@@ -485,23 +488,57 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	while ((c = getopt_long(argc, argv, "alieszj46w:c:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'a': o->all = true; break;
-		case 'l': o->listen = true; break;
-		case 'i': o->info = true; break;
-		case 'e': o->ext = true; break;
-		case 's': o->summary = true; break;
-		case 'z': o->zeros = true; break;
-		case 'j': o->json = true; break;
-		case '4': o->only_family = 4; break;
-		case '6': o->only_family = 6; break;
-		case 'w': o->watch = atoi(optarg); break;
-		case 'c': o->count = atoi(optarg); break;
-		case 'S': o->id.idiag_sport = parse_port(optarg); break;
-		case 'D': o->id.idiag_dport = parse_port(optarg); break;
-		case 'A': parse_addr(o, optarg, o->id.idiag_src); break;
-		case 'B': parse_addr(o, optarg, o->id.idiag_dst); break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case 'a':
+			o->all = true;
+			break;
+		case 'l':
+			o->listen = true;
+			break;
+		case 'i':
+			o->info = true;
+			break;
+		case 'e':
+			o->ext = true;
+			break;
+		case 's':
+			o->summary = true;
+			break;
+		case 'z':
+			o->zeros = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case '4':
+			o->only_family = 4;
+			break;
+		case '6':
+			o->only_family = 6;
+			break;
+		case 'w':
+			o->watch = atoi(optarg);
+			break;
+		case 'c':
+			o->count = atoi(optarg);
+			break;
+		case 'S':
+			o->id.idiag_sport = parse_port(optarg);
+			break;
+		case 'D':
+			o->id.idiag_dport = parse_port(optarg);
+			break;
+		case 'A':
+			parse_addr(o, optarg, o->id.idiag_src);
+			break;
+		case 'B':
+			parse_addr(o, optarg, o->id.idiag_dst);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind < argc) {
@@ -520,9 +557,8 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	read_families();
 	for (round = 0; !o.count || round < o.count; round++) {
-		if (round) {
+		if (round)
 			sleep(o.watch);
-		}
 		if (o.watch && !o.json) {
 			time_t t = time(NULL);
 			char ts[64];
