@@ -141,7 +141,8 @@ static void add_rule(struct policy *p, const char *name)
 	/* the kernel keeps 15 bytes of a task's name */
 	if (len >= SDP_POLICY_COMM) {
 		if (!r->prefix)
-			fprintf(stderr, "sdp_bpf: '%s': a task's name is 15 bytes at most: matching its first 15\n",
+			fprintf(stderr,
+				"sdp_bpf: '%s': a task's name is 15 bytes at most: matching its first 15\n",
 				name);
 		len = SDP_POLICY_COMM - 1;
 		r->prefix = 1;
@@ -172,12 +173,14 @@ static void read_config(struct policy *p, const char *path)
 			   addr) != 4)
 			continue;
 		if (strcmp(act, "sdp") && strcmp(act, "both")) {
-			fprintf(stderr, "sdp_bpf: %s:%d: 'use %s': a policy only moves sockets; not followed\n",
+			fprintf(stderr,
+				"sdp_bpf: %s:%d: 'use %s': a policy only moves sockets; not followed\n",
 				path, n, act);
 			continue;
 		}
 		if (strcmp(addr, "*") && strcmp(addr, "*:*")) {
-			fprintf(stderr, "sdp_bpf: %s:%d: %s: no address is known at socket(); not followed\n",
+			fprintf(stderr,
+				"sdp_bpf: %s:%d: %s: no address is known at socket(); not followed\n",
 				path, n, addr);
 			continue;
 		}
@@ -187,7 +190,8 @@ static void read_config(struct policy *p, const char *path)
 		}
 		if (strpbrk(prog, "?[") ||
 		    (strchr(prog, '*') && strchr(prog, '*') != prog + strlen(prog) - 1)) {
-			fprintf(stderr, "sdp_bpf: %s:%d: %s: only NAME or BEGINNING* patterns; not followed\n",
+			fprintf(stderr,
+				"sdp_bpf: %s:%d: %s: only NAME or BEGINNING* patterns; not followed\n",
 				path, n, prog);
 			continue;
 		}
