@@ -713,6 +713,9 @@ static bool az_socket_ok(int fd, int flags)
  * @msg: the program's send
  * @flags: its flags
  * @done: set if the send was made here (its result returned)
+ *
+ * Return: with @done set, sendmsg()'s result (errno set as it left it);
+ * else 0, and the caller sends as it would have.
  */
 ssize_t sdp_az_sendmsg(int fd, const struct msghdr *msg, int flags,
 		       bool *done)

@@ -300,6 +300,8 @@ void sdp_fd_attach(int fd, struct sdp_sock *s)
 
 /**
  * sdp_sock_set_twin - @s's twin is now @tfd (or none, -1)
+ * @s: the "both" socket
+ * @tfd: its twin's descriptor, or -1
  *
  * The twin's slot says so, for close(), dup2() and dup3() on its number:
  * the program does not know it is open.  Under the lock.
@@ -387,6 +389,8 @@ void sdp_fd_detach(int fd)
 
 /**
  * sdp_fds_closing - descriptors @first..@last are about to be closed
+ * @first: the range's first descriptor
+ * @last: its last (inclusive)
  *
  * By close_range() or closefrom(): each is forgotten as by close(), and a
  * "both" socket whose twin (libsdp's own descriptor) is in the range, but

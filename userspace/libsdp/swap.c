@@ -251,6 +251,8 @@ fail:
 
 /**
  * sdp_twin_moved - @s's twin has a copy at @nfd, which replaces it
+ * @s: the "both" socket
+ * @nfd: the twin's new descriptor
  *
  * Its epoll registrations follow (an epoll registration is of a
  * descriptor number and its file: it would outlive the old number).
