@@ -16,7 +16,11 @@
 #   make demo           deps + build + boot the test bed and show ib_sdp
 #   make bench          deps + build + how fast (not a test): tables and
 #                       plots in build/bench/
-#   make checkpatch     checkpatch --strict on the kernel sources
+#   make checkpatch     checkpatch --strict on every C file, findings not
+#                       in testbed/checkpatch-known
+#   make static         the netdev CI's static checks (testbed/static-checks:
+#                       W=1 and sparse builds, kernel-doc, checkpatch,
+#                       codespell, shellcheck), as make check runs them
 #   make deb            Debian packages (ib-sdp-dkms, libsdp1, sdp-utils)
 #                       in build/deb/, checked by lintian
 #
@@ -34,7 +38,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 export KVER
 
 .PHONY: all module userspace selftests kmods siw deps install uninstall check check-full demo \
-	bench bench-more fuzz checkpatch deb clean
+	bench bench-more fuzz checkpatch static deb clean
 
 all: module userspace selftests kmods
 
@@ -152,7 +156,10 @@ bench-more:
 	testbed/bench-setup
 
 checkpatch:
-	testbed/checkpatch
+	testbed/static-checks checkpatch
+
+static: deps
+	testbed/static-checks all
 
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
