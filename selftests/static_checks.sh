@@ -26,8 +26,11 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$SDP_REPO" && git ls-files | grep -v -e '\.png$' -e '\.svg$' |
-	cpio -pdm --quiet "$tmp")
+# the copy: what the mutants need (the checks read what the copy has:
+# less to check twice; checkpatch's GONE lines of the files left out
+# are no matter)
+(cd "$SDP_REPO" && git ls-files net include testbed selftests/harden.sh \
+	selftests/lib.sh | cpio -pdm --quiet "$tmp")
 cat >>"$tmp/net/sdp/sdp_tx.c" <<'EOF'
 
 int sdp_static_mutant;
@@ -73,5 +76,5 @@ check "codespell finds the misspelling" \
 	has "spell: net/sdp/sdp_tx.c:.*rec[i]eves"
 check "shellcheck finds the unchecked cd" \
 	has "shell: selftests/harden.sh:.*SC2164"
-echo "$out" | sed 's/^/# /'
+echo "$out" | grep -E 'sdp_tx\.c|harden\.sh' | sed 's/^/# /'
 finish
