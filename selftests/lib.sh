@@ -321,3 +321,20 @@ rnr_naks() {
 sdp_rows() {
 	echo $(($(wc -l </proc/net/sdp) - 1))
 }
+
+# smc_up: SMC (net/smc, Linux's own RDMA socket) ready beside SDP on the
+# same RDMA device (rxe0 on eth0), to set the two side by side: its
+# modules, the user EID that SMC-Rv2 needs at both ends (a RoCE v2 device
+# such as rxe can do no SMC-Rv1) and a PNET table entry joining eth0 and
+# rxe0 (6.12 finds the device on the route's netdev without one; 6.1 asks
+# the device's get_netdev, which rxe does not have, and finds none).
+smc_up() {
+	modprobe smc && modprobe smc_diag || return 1
+	"$SELFTESTS_DIR/smc_ctl" ueid-add SDP-TESTBED >/dev/null &&
+		"$SELFTESTS_DIR/smc_ctl" pnet-add SDPTESTBED eth0 rxe0 >/dev/null
+}
+
+# smc_stat KEY: one of smc_ctl stats' counters (0 when absent)
+smc_stat() {
+	"$SELFTESTS_DIR/smc_ctl" stats | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
+}

@@ -33,7 +33,8 @@
  *	a server for the modes above on another host (or under a preloaded
  *	socket library): one connection after another, until killed
  *
- * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp", or
+ * FAM is "sdp" (AF_INET_SDP, or AF_INET6_SDP for an IPv6 ADDR), "tcp",
+ * "smc" (AF_SMC: SMC, Linux's own RDMA socket, on 6.1 as on 6.12), or
  * "unix" (an abstract AF_UNIX address named after PORT; ADDR ignored).
  * The server is a child process on this host, unless "remote" follows
  * the lat/bw arguments: then the client connects to a "serve" at ADDR.
@@ -77,9 +78,21 @@ static int fam_of(const char *fam, const char *addr)
 {
 	if (!strcmp(fam, "unix"))
 		return AF_UNIX;
+	if (!strcmp(fam, "smc"))
+		return AF_SMC;
 	if (!strcmp(fam, "tcp"))
 		return strchr(addr, ':') ? AF_INET6 : AF_INET;
 	return strchr(addr, ':') ? AF_INET6_SDP : AF_INET_SDP;
+}
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+
+/* AF_SMC's protocol says which addresses: SMCPROTO_SMC6 (1) for IPv6 */
+static int proto_of(const char *fam, const char *addr)
+{
+	return strcmp(fam, "smc") ? 0 : !!strchr(addr, ':');
 }
 
 static socklen_t mkaddr(const char *fam, const char *addr, int port,
@@ -383,7 +396,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	struct lb_hdr h;
 	socklen_t len;
-	int f, ls, fd, one = 1, lat, remote;
+	int f, proto, ls, fd, one = 1, lat, remote;
 	size_t size;
 	long iters;
 	char *buf;
@@ -401,9 +414,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	f = fam_of(argv[1], argv[2]);
+	proto = proto_of(argv[1], argv[2]);
 	len = mkaddr(argv[1], argv[2], atoi(argv[3]), &ss);
 	if (!remote) {
-		ls = socket(f, SOCK_STREAM, 0);
+		ls = socket(f, SOCK_STREAM, proto);
 		if (ls < 0)
 			die("socket");
 		setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -431,7 +445,7 @@ int main(int argc, char **argv)
 		die("size");
 	/* written, as a program's data is: not the shared zero page */
 	memset(buf, 'x', size);
-	fd = socket(f, SOCK_STREAM, 0);
+	fd = socket(f, SOCK_STREAM, proto);
 	if (fd < 0)
 		die("socket");
 	if (getenv("SDP_LBENCH_BUSY_POLL")) {
