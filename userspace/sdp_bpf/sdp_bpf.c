@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -51,6 +52,7 @@ struct policy {
 	int ncgroups;
 	struct sdp_policy_rule rules[SDP_POLICY_RULES];
 	int nrules;
+	int proto;	/* --protocol; 0: the module's IPPROTO_SDP */
 };
 
 static void die(const char *fmt, ...)
@@ -113,6 +115,24 @@ static int sdp_proto(void)
 	if (fscanf(f, "%d", &n) != 1 || n <= 0)
 		die("ib_sdp registers no IPPROTO_SDP (ipproto_sdp=%d)", n);
 	fclose(f);
+	return n;
+}
+
+/* --protocol: "sdp" (the module's), "smc" (Linux's own RDMA socket,
+ * IPPROTO_SMC, 6.11 and later: to set the two side by side) or a number.
+ */
+static int proto_arg(const char *arg)
+{
+	char *end;
+	long n;
+
+	if (!strcmp(arg, "sdp"))
+		return 0;
+	if (!strcmp(arg, "smc"))
+		return 256;	/* IPPROTO_SMC */
+	n = strtol(arg, &end, 10);
+	if (*end || n <= IPPROTO_TCP || n > 65535)
+		die("--protocol %s: sdp, smc or a protocol number", arg);
 	return n;
 }
 
@@ -213,7 +233,7 @@ static struct sdp_policy *load(const struct policy *p)
 
 	if (!skel)
 		die("cannot open the BPF program: %m");
-	skel->rodata->sdp_proto = sdp_proto();
+	skel->rodata->sdp_proto = p->proto ? p->proto : sdp_proto();
 	skel->rodata->ncgroups = p->ncgroups;
 	skel->rodata->nrules = p->nrules;
 	if (sdp_policy__load(skel))
@@ -378,7 +398,36 @@ static void usage(FILE *f)
 	      "       sdp_bpf detach NAME\n"
 	      "       sdp_bpf status\n"
 	      "       sdp_bpf run [--program NAME[*]...] [--config FILE] -- COMMAND [ARG...]\n"
-	      "options: -v (libbpf's messages)\n", f);
+	      "options: -v (libbpf's messages), --protocol sdp|smc|N (what sockets become)\n", f);
+}
+
+/* A policy's option @o (with @arg) into @p; false for one it has not.
+ * --cgroup only where @cgroups: run makes the cgroup itself.
+ */
+static bool policy_opt(struct policy *p, int o, const char *arg, bool cgroups)
+{
+	switch (o) {
+	case 'f':
+		read_config(p, arg);
+		return true;
+	case 'p':
+		add_rule(p, arg);
+		return true;
+	case 'P':
+		p->proto = proto_arg(arg);
+		return true;
+	case 'v':
+		verbose = true;
+		return true;
+	case 'c':
+		if (!cgroups)
+			return false;
+		if (p->ncgroups == SDP_POLICY_CGROUPS)
+			die("at most %d --cgroup", SDP_POLICY_CGROUPS);
+		p->cgroups[p->ncgroups++] = arg;
+		return true;
+	}
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -387,34 +436,21 @@ int main(int argc, char **argv)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "program", required_argument, NULL, 'p' },
 		{ "config", required_argument, NULL, 'f' },
+		{ "protocol", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct policy p = { };
-	const char *cmd;
+	const char *cmd, *name;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+c:p:f:vh", opts, NULL)) != -1) {
-		switch (o) {
-		case 'f':
-			read_config(&p, optarg);
-			break;
-		case 'c':
-			if (p.ncgroups == SDP_POLICY_CGROUPS)
-				die("at most %d --cgroup", SDP_POLICY_CGROUPS);
-			p.cgroups[p.ncgroups++] = optarg;
-			break;
-		case 'p':
-			add_rule(&p, optarg);
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
+	while ((o = getopt_long(argc, argv, "+c:p:f:P:vh", opts, NULL)) != -1) {
+		if (o == 'h') {
 			usage(stdout);
 			return 0;
-		default:
+		}
+		if (!policy_opt(&p, o, optarg, true)) {
 			usage(stderr);
 			return 2;
 		}
@@ -434,16 +470,9 @@ int main(int argc, char **argv)
 		return cmd_status();
 	if (!strcmp(cmd, "run")) {
 		/* options may follow "run" too */
-		while ((o = getopt_long(argc, argv, "+p:f:v", opts, NULL)) != -1) {
-			if (o == 'p')
-				add_rule(&p, optarg);
-			else if (o == 'f')
-				read_config(&p, optarg);
-			else if (o == 'v')
-				verbose = true;
-			else
+		while ((o = getopt_long(argc, argv, "+p:f:P:v", opts, NULL)) != -1)
+			if (!policy_opt(&p, o, optarg, false))
 				return 2;
-		}
 		if (optind >= argc)
 			die("run: no command");
 		return cmd_run(&p, argv + optind);
@@ -455,24 +484,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "detach"))
 		return cmd_detach(argv[optind]);
 	if (!strcmp(cmd, "attach")) {
-		const char *name = argv[optind++];
-
-		while ((o = getopt_long(argc, argv, "+c:p:f:v", opts, NULL)) != -1) {
-			if (o == 'f') {
-				read_config(&p, optarg);
-			} else if (o == 'c') {
-				if (p.ncgroups == SDP_POLICY_CGROUPS)
-					die("at most %d --cgroup",
-					    SDP_POLICY_CGROUPS);
-				p.cgroups[p.ncgroups++] = optarg;
-			} else if (o == 'p') {
-				add_rule(&p, optarg);
-			} else if (o == 'v') {
-				verbose = true;
-			} else {
+		name = argv[optind++];
+		while ((o = getopt_long(argc, argv, "+c:p:f:P:v", opts, NULL)) != -1)
+			if (!policy_opt(&p, o, optarg, true))
 				return 2;
-			}
-		}
 		return cmd_attach(name, &p);
 	}
 	usage(stderr);

@@ -10,9 +10,9 @@
  * returns 0, so the kernel's own function runs (a non-zero return would
  * also keep any other policy on the hook, MPTCP's say, from running).
  *
- * The loader fills in sdp_proto (the module's ipproto_sdp), ncgroups,
- * the cgroup array and the rules before it loads the program; counts
- * tells how many sockets each decision took.
+ * The loader fills in sdp_proto (the module's ipproto_sdp, or the one
+ * --protocol names), ncgroups, the cgroup array and the rules before it
+ * loads the program; counts tells how many sockets each decision took.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
