@@ -126,7 +126,10 @@ fuzz:
 # transport's message moved by whole pages (a probe build);
 # testbed/bench-az: AZ-SDP against synchronous ZCopy and BCopy;
 # testbed/bench-region: one-sided RDMA through the socket against raw
-# verbs, io_uring SEND_ZC against send() and MSG_ZEROCOPY.
+# verbs, io_uring SEND_ZC against send() and MSG_ZEROCOPY;
+# testbed/bench-peers: TCP, SDP and SMC-R (net/smc) side by side between
+# two VMs on 6.12: latency, bandwidth, iperf3, redis with 1 to 512
+# clients, nginx, memcached, server CPU per request.
 ROUNDS ?= 5
 SECS ?= 2
 WHERE ?= both
@@ -141,6 +144,7 @@ bench:
 	testbed/bench-msg-offset
 	testbed/bench-az $(SECS)
 	testbed/bench-region $(SECS)
+	testbed/bench-peers 3
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
 # two VMs (testbed/bench-apps, which installs nginx and ab itself), ZCopy against BCopy and RDMA READ
