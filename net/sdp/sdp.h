@@ -123,7 +123,11 @@
 #define SDP_MAX_BUFS		1024
 #define SDP_MIN_BUF_SIZE	1024	/* receive buffer size limits, bytes */
 #define SDP_MAX_BUF_SIZE	(256 * 1024)
-#define SDP_RESOLVE_TIMEOUT_MS	2000
+#define SDP_RESOLVE_TIMEOUT_MS	2000	/* route resolution; the least for an
+					 * address (sdp_resolve_ms())
+					 */
+#define SDP_RESOLVE_MARGIN_MS	500
+#define SDP_RESOLVE_MAX_MS	60000
 /* ports a connect() (then EADDRNOTAVAIL) or an unbound listen() (then
  * EADDRINUSE) tries on iWARP
  */

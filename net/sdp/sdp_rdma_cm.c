@@ -29,6 +29,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <net/arp.h>
+#include <net/ndisc.h>
 #include <net/tcp_states.h>
 #include <rdma/ib_cm.h>
 
@@ -58,6 +60,28 @@ static int sdp_cm_errno(struct rdma_cm_event *ev)
 		/* neighbour resolution failed: as TCP after ARP fails */
 		return -EHOSTUNREACH;
 	}
+}
+
+/* How long a connect waits for address resolution: as long as the
+ * neighbour table probes before it gives up on @dst's family (app_solicit
+ * plus mcast_solicit probes, retrans_time apart: 3 s by default), when
+ * TCP's SYN would fail EHOSTUNREACH, and a margin so that the table, not
+ * rdma_cm's timer, decides.  A shorter wait gave up on a host slow to
+ * answer ARP (a busy one) that TCP reached.
+ */
+static int sdp_resolve_ms(const struct sockaddr_storage *dst)
+{
+	struct neigh_parms *p = &arp_tbl.parms;
+	unsigned int probes, ms;
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (dst->ss_family == AF_INET6)
+		p = &nd_tbl.parms;
+#endif
+	probes = NEIGH_VAR(p, APP_PROBES) + NEIGH_VAR(p, MCAST_PROBES);
+	ms = probes * jiffies_to_msecs(NEIGH_VAR(p, RETRANS_TIME));
+	return clamp_t(unsigned int, ms + SDP_RESOLVE_MARGIN_MS,
+		       SDP_RESOLVE_TIMEOUT_MS, SDP_RESOLVE_MAX_MS);
 }
 
 /* What we have: one-sided RDMA only where the socket asked for it (its
@@ -251,7 +275,7 @@ static int sdp_connect_repick(struct sdp_sock *ssk, struct rdma_cm_id *id)
 	memcpy(&dst, &id->route.addr.dst_addr, sizeof(dst));
 	ssk->cm_id = new;	/* the socket's from now on */
 	err = rdma_resolve_addr(new, NULL, (struct sockaddr *)&dst,
-				SDP_RESOLVE_TIMEOUT_MS);
+				sdp_resolve_ms(&dst));
 	if (err)
 		sdp_connect_failed(ssk, EHOSTUNREACH);
 	return 1;
@@ -522,7 +546,7 @@ int sdp_rdma_connect(struct sdp_sock *ssk, struct sockaddr_storage *dst)
 	int err;
 
 	err = rdma_resolve_addr(ssk->cm_id, NULL, (struct sockaddr *)dst,
-				SDP_RESOLVE_TIMEOUT_MS);
+				sdp_resolve_ms(dst));
 	if (err) {
 		if (err == -ENODEV || err == -EADDRNOTAVAIL)
 			err = -ENODEV;
