@@ -224,10 +224,9 @@ static bool __init sdp_family_valid(int family)
 	return family > AF_UNSPEC && family < NPROTO;
 }
 
-static int __init sdp_init(void)
+/* The family numbers the parameters chose, checked and set in place. */
+static int __init sdp_families_set(void)
 {
-	int err;
-
 	if (!sdp_family_valid(sdp_af_inet) || !sdp_family_valid(sdp_af_inet6) ||
 	    sdp_af_inet == sdp_af_inet6) {
 		pr_err("invalid family numbers %d/%d (1..%d, distinct)\n",
@@ -238,6 +237,40 @@ static int __init sdp_init(void)
 	sdp_inet_ops.family = sdp_af_inet;
 	sdp_inet6_family.family = sdp_af_inet6;
 	sdp_inet6_ops.family = sdp_af_inet6;
+	return 0;
+}
+
+/* Both families registered, or neither: sockets can be made after. */
+static int __init sdp_families_register(void)
+{
+	int err;
+
+	err = sock_register(&sdp_inet_family);
+	if (err) {
+		pr_err("family %d is taken (%d)\n", sdp_af_inet, err);
+		return err;
+	}
+	err = sock_register(&sdp_inet6_family);
+	if (err) {
+		pr_err("family %d is taken (%d)\n", sdp_af_inet6, err);
+		sock_unregister(sdp_af_inet);
+	}
+	return err;
+}
+
+static void sdp_families_unregister(void)
+{
+	sock_unregister(sdp_af_inet6);
+	sock_unregister(sdp_af_inet);
+}
+
+static int __init sdp_init(void)
+{
+	int err;
+
+	err = sdp_families_set();
+	if (err)
+		return err;
 
 	sdp_transport_register(&sdp_rdma_transport);
 	sdp_transport_register(&sdp_local_transport);
@@ -276,27 +309,17 @@ static int __init sdp_init(void)
 	if (err)
 		goto err_diag;
 
-	err = sock_register(&sdp_inet_family);
-	if (err) {
-		pr_err("family %d is taken (%d)\n", sdp_af_inet, err);
+	err = sdp_families_register();
+	if (err)
 		goto err_az;
-	}
-
-	err = sock_register(&sdp_inet6_family);
-	if (err) {
-		pr_err("family %d is taken (%d)\n", sdp_af_inet6, err);
-		goto err_inet;
-	}
 
 	err = sdp_inet_init();
 	if (err)
-		goto err_inet6;
+		goto err_families;
 	return 0;
 
-err_inet6:
-	sock_unregister(sdp_af_inet6);
-err_inet:
-	sock_unregister(sdp_af_inet);
+err_families:
+	sdp_families_unregister();
 err_az:
 	sdp_az_exit();
 err_diag:
@@ -319,8 +342,7 @@ err_local:
 static void __exit sdp_exit(void)
 {
 	sdp_inet_exit();
-	sock_unregister(sdp_af_inet6);
-	sock_unregister(sdp_af_inet);
+	sdp_families_unregister();
 	sdp_az_exit();
 	sdp_diag_exit();
 	sdp_dev_exit();

@@ -319,6 +319,42 @@ static bool sdp_rx_zc_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 	return true;
 }
 
+/* The checked header's sequence numbers and credits, taken. */
+static void sdp_rx_take_hdr(struct sdp_conn *conn, const struct sdp_bsdh *h)
+{
+	conn->rx_mseq = be32_to_cpu(h->mseq);
+	conn->remote_ack = be32_to_cpu(h->mseq_ack);
+	conn->remote_bufs = be16_to_cpu(h->bufs);
+	conn->st.segs_in++;
+	conn->st.last_recv = jiffies;
+	conn->ka_probes = 0;
+	conn->init_wait = false;	/* the initiator has sent first */
+}
+
+/* A Data message, or a credit update (one with no payload).  Returns
+ * false if it reset the connection.
+ */
+static bool sdp_rx_data_msg(struct sdp_sock *ssk, struct sdp_buf *buf)
+{
+	struct sdp_bsdh *h = buf->data;
+
+	/* OOB_PEND alone announces an urgent byte still to come: tell the
+	 * owner now, as TCP does when it first sees the urgent pointer.
+	 * ib_sdp itself never sends it.
+	 */
+	if ((h->flags & (SDP_OOB_PEND | SDP_OOB_PRES)) == SDP_OOB_PEND)
+		sk_send_sigurg(&ssk->sk);
+	if (buf->len == sizeof(*h)) {
+		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_RX_CREDIT_UPDATE);
+		ssk->conn->rx_upd++;
+		sdp_rx_repost(ssk, buf);
+		return true;
+	}
+	if (sdp_rx_data(ssk, buf, h->flags))
+		sdp_rx_held_add(ssk);	/* the peer's credit, held */
+	return !test_bit(SDP_F_RESET, &ssk->flags);
+}
+
 /* A message received on an established connection. */
 static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 {
@@ -334,31 +370,11 @@ static void sdp_rx_message(struct sdp_sock *ssk, struct sdp_buf *buf)
 		sdp_proto_error(ssk, bad, val);
 		return;
 	}
-	conn->rx_mseq = be32_to_cpu(h->mseq);
-	conn->remote_ack = be32_to_cpu(h->mseq_ack);
-	conn->remote_bufs = be16_to_cpu(h->bufs);
-	conn->st.segs_in++;
-	conn->st.last_recv = jiffies;
-	conn->ka_probes = 0;
-	conn->init_wait = false;	/* the initiator has sent first */
+	sdp_rx_take_hdr(conn, h);
 
 	switch (h->mid) {
 	case SDP_MID_DATA:
-		/* OOB_PEND alone announces an urgent byte still to come:
-		 * tell the owner now, as TCP does when it first sees the
-		 * urgent pointer.  ib_sdp itself never sends it.
-		 */
-		if ((h->flags & (SDP_OOB_PEND | SDP_OOB_PRES)) == SDP_OOB_PEND)
-			sk_send_sigurg(sk);
-		if (buf->len == sizeof(*h)) {
-			SDP_INC_STATS(net, SDP_MIB_RX_CREDIT_UPDATE);
-			conn->rx_upd++;
-			sdp_rx_repost(ssk, buf);
-			break;
-		}
-		if (sdp_rx_data(ssk, buf, h->flags))
-			sdp_rx_held_add(ssk);	/* the peer's credit, held */
-		if (test_bit(SDP_F_RESET, &ssk->flags))
+		if (!sdp_rx_data_msg(ssk, buf))
 			return;
 		break;
 	case SDP_MID_DISCONN:

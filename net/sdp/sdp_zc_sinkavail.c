@@ -179,6 +179,40 @@ static void sdp_zc_sink_end(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 		sdp_zc_reg_finish(ssk, reg, true);
 }
 
+/* @reg, @len bytes of the reader's buffer registered, offered: the
+ * SinkAvail goes out with the next flush.
+ */
+static void sdp_zc_sink_offer(struct sdp_sock *ssk, struct sdp_zc *zc,
+			      struct sdp_zc_reg *reg, ssize_t len)
+{
+	zc->sink = reg;
+	zc->sink_state = SDP_ZC_SINK_OUT;
+	zc->sink_sent = false;
+	zc->cancel_sent = false;
+	zc->sink_done = false;
+	zc->sink_acked = false;
+	zc->sink_wrote = 0;
+	ssk->conn->zc_sinkavail = true;
+	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SINKAVAIL);
+	trace_sdp_zcopy(&ssk->sk, "sinkavail", len);
+	sdp_tx_flush(ssk);
+}
+
+/* The reader's wait for its SinkAvail is over: the peer wrote, the
+ * connection ended or was replaced (@conn is the one offered on), data
+ * came another way, or an error or a shutdown.
+ */
+static bool sdp_zc_sink_over(struct sdp_sock *ssk, struct sdp_conn *conn,
+			     struct sdp_zc *zc)
+{
+	struct sock *sk = &ssk->sk;
+
+	return zc->sink_done || !sdp_conn_usable(ssk) ||
+	       !sdp_conn_same(ssk, conn) ||
+	       ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
+	       (sk->sk_shutdown & RCV_SHUTDOWN);
+}
+
 /**
  * sdp_zc_sink - offer the reader's buffer to the peer, and wait
  * @ssk: the socket, locked, with nothing queued to read
@@ -220,30 +254,14 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 		}
 		return n == -EFAULT ? n : -EOPNOTSUPP;
 	}
-	zc->sink = reg;
-	zc->sink_state = SDP_ZC_SINK_OUT;
-	zc->sink_sent = false;
-	zc->cancel_sent = false;
-	zc->sink_done = false;
-	zc->sink_acked = false;
-	zc->sink_wrote = 0;
-	conn->zc_sinkavail = true;
-	SDP_INC_STATS(sock_net(sk), SDP_MIB_TX_SINKAVAIL);
-	trace_sdp_zcopy(sk, "sinkavail", n);
-	sdp_tx_flush(ssk);
+	sdp_zc_sink_offer(ssk, zc, reg, n);
 
 	/* the peer writes, or data comes another way, or we give up */
 	add_wait_queue(sk_sleep(sk), &wait);
 	ssk->zc_readers++;
-	while (!zc->sink_done && sdp_conn_usable(ssk) &&
-	       sdp_conn_same(ssk, conn) &&
-	       ssk->rcv_nxt == ssk->copied_seq && !sk->sk_err &&
-	       !(sk->sk_shutdown & RCV_SHUTDOWN) && *timeo &&
+	while (!sdp_zc_sink_over(ssk, conn, zc) && *timeo &&
 	       !signal_pending(current))
-		sk_wait_event(sk, timeo, zc->sink_done || !sdp_conn_usable(ssk) ||
-			      !sdp_conn_same(ssk, conn) ||
-			      ssk->rcv_nxt != ssk->copied_seq || sk->sk_err ||
-			      (sk->sk_shutdown & RCV_SHUTDOWN), &wait);
+		sk_wait_event(sk, timeo, sdp_zc_sink_over(ssk, conn, zc), &wait);
 	ssk->zc_readers--;
 	remove_wait_queue(sk_sleep(sk), &wait);
 
