@@ -67,7 +67,8 @@ static int sdp_cm_errno(struct rdma_cm_event *ev)
  * plus mcast_solicit probes, retrans_time apart: 3 s by default), when
  * TCP's SYN would fail EHOSTUNREACH, and a margin so that the table, not
  * rdma_cm's timer, decides.  A shorter wait gave up on a host slow to
- * answer ARP (a busy one) that TCP reached.
+ * answer ARP (a busy one) that TCP reached.  The table's defaults are
+ * read (the device is not known before the resolution), at most 60 s.
  */
 static int sdp_resolve_ms(const struct sockaddr_storage *dst)
 {
