@@ -558,6 +558,11 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if (buf->mid == SDP_MID_ABORT)
 		wr.send_flags |= IB_SEND_FENCE;	/* behind sdp_zc_revoke() */
 	if (buf->len <= conn->max_inline) {
+		/* the device copies inline data from the CPU's address,
+		 * not the buffer's DMA one (which software devices alone
+		 * have equal)
+		 */
+		sge.addr = (uintptr_t)buf->data;
 		wr.send_flags |= IB_SEND_INLINE;
 		SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_INLINE);
 	}
