@@ -271,13 +271,14 @@ int sdp_post_recv(struct sdp_conn *conn, struct sdp_buf *buf)
  * @wr: the chain to post
  * @bad_wr: where the first WR not posted is returned, or NULL
  *
- * A software device (rxe) does a kernel QP's work in a tasklet it
- * schedules from ib_post_send().  Scheduled from process context with
- * bottom halves on, a tasklet is handed to ksoftirqd: a wake-up and two
- * context switches for every message, in both directions of a ping-pong.
- * With them off, local_bh_enable() runs it here at once.  Every post to
- * the send queue goes through here; on a hardware device this costs
- * nothing more than the doorbell.
+ * 6.1's rxe does a kernel QP's work in a tasklet it schedules from
+ * ib_post_send().  Scheduled from process context with bottom halves on,
+ * a tasklet is handed to ksoftirqd: a wake-up and two context switches
+ * for every message, in both directions of a ping-pong.  With them off,
+ * local_bh_enable() runs it here at once.  6.12's rxe queues that work
+ * on its workqueue whatever the context, so there this gains nothing.
+ * Every post to the send queue goes through here; on a hardware device
+ * it costs nothing more than the doorbell.
  *
  * Return: what ib_post_send() returned.
  */
