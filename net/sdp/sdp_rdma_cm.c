@@ -73,15 +73,16 @@ static int sdp_cm_errno(struct rdma_cm_event *ev)
 static int sdp_resolve_ms(const struct sockaddr_storage *dst)
 {
 	struct neigh_parms *p = &arp_tbl.parms;
-	unsigned int probes, ms;
+	u64 probes, ms;
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (dst->ss_family == AF_INET6)
 		p = &nd_tbl.parms;
 #endif
-	probes = NEIGH_VAR(p, APP_PROBES) + NEIGH_VAR(p, MCAST_PROBES);
+	/* sysctls, each up to INT_MAX: in 64 bits, the product cannot wrap */
+	probes = (u32)NEIGH_VAR(p, APP_PROBES) + (u32)NEIGH_VAR(p, MCAST_PROBES);
 	ms = probes * jiffies_to_msecs(NEIGH_VAR(p, RETRANS_TIME));
-	return clamp_t(unsigned int, ms + SDP_RESOLVE_MARGIN_MS,
+	return clamp_t(u64, ms + SDP_RESOLVE_MARGIN_MS,
 		       SDP_RESOLVE_TIMEOUT_MS, SDP_RESOLVE_MAX_MS);
 }
 

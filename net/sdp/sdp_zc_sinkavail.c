@@ -179,11 +179,12 @@ static void sdp_zc_sink_end(struct sdp_sock *ssk, struct sdp_zc_reg *reg)
 		sdp_zc_reg_finish(ssk, reg, true);
 }
 
-/* @reg, @len bytes of the reader's buffer registered, offered: the
- * SinkAvail goes out with the next flush.
+/* @reg, @len bytes of the reader's buffer registered, offered on @conn:
+ * the SinkAvail goes out with the next flush.
  */
-static void sdp_zc_sink_offer(struct sdp_sock *ssk, struct sdp_zc *zc,
-			      struct sdp_zc_reg *reg, ssize_t len)
+static void sdp_zc_sink_offer(struct sdp_sock *ssk, struct sdp_conn *conn,
+			      struct sdp_zc *zc, struct sdp_zc_reg *reg,
+			      ssize_t len)
 {
 	zc->sink = reg;
 	zc->sink_state = SDP_ZC_SINK_OUT;
@@ -192,7 +193,7 @@ static void sdp_zc_sink_offer(struct sdp_sock *ssk, struct sdp_zc *zc,
 	zc->sink_done = false;
 	zc->sink_acked = false;
 	zc->sink_wrote = 0;
-	ssk->conn->zc_sinkavail = true;
+	conn->zc_sinkavail = true;
 	SDP_INC_STATS(sock_net(&ssk->sk), SDP_MIB_TX_SINKAVAIL);
 	trace_sdp_zcopy(&ssk->sk, "sinkavail", len);
 	sdp_tx_flush(ssk);
@@ -254,7 +255,7 @@ int sdp_zc_sink(struct sdp_sock *ssk, struct msghdr *msg, long *timeo)
 		}
 		return n == -EFAULT ? n : -EOPNOTSUPP;
 	}
-	sdp_zc_sink_offer(ssk, zc, reg, n);
+	sdp_zc_sink_offer(ssk, conn, zc, reg, n);
 
 	/* the peer writes, or data comes another way, or we give up */
 	add_wait_queue(sk_sleep(sk), &wait);
