@@ -100,6 +100,13 @@ static struct nlattr *attr_first(const void *p, int len, int *left)
 	return (struct nlattr *)p;
 }
 
+/* the attributes of a generic netlink message, and those nested in one */
+static struct nlattr *genl_attrs(const struct nlmsghdr *h, int *left)
+{
+	return attr_first((char *)NLMSG_DATA(h) + GENL_HDRLEN,
+			  h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), left);
+}
+
 static int attr_ok(const struct nlattr *a, int left)
 {
 	return left >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
@@ -120,6 +127,11 @@ static void *attr_data(const struct nlattr *a)
 static int attr_type(const struct nlattr *a)
 {
 	return a->nla_type & NLA_TYPE_MASK;
+}
+
+static struct nlattr *nest_attrs(const struct nlattr *nest, int *left)
+{
+	return attr_first(attr_data(nest), nest->nla_len - NLA_HDRLEN, left);
 }
 
 static uint64_t attr_u64(const struct nlattr *a)
@@ -157,8 +169,7 @@ static int genl_family(int fd, const char *name)
 			name);
 		exit(1);
 	}
-	for (a = attr_first((char *)NLMSG_DATA(h) + GENL_HDRLEN,
-			    h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &left);
+	for (a = genl_attrs(h, &left);
 	     attr_ok(a, left); a = attr_next(a, &left))
 		if (attr_type(a) == CTRL_ATTR_FAMILY_ID)
 			id = *(uint16_t *)attr_data(a);
@@ -259,7 +270,7 @@ static void print_tech(const struct nlattr *nest)
 	struct nlattr *a;
 	int left;
 
-	for (a = attr_first(attr_data(nest), nest->nla_len - NLA_HDRLEN, &left);
+	for (a = nest_attrs(nest, &left);
 	     attr_ok(a, left); a = attr_next(a, &left))
 		if (attr_type(a) <= SMC_NLA_STATS_T_MAX && names[attr_type(a)])
 			printf("%s %llu\n", names[attr_type(a)],
@@ -271,13 +282,11 @@ static void stats_msg(const struct nlmsghdr *h)
 	struct nlattr *top, *a;
 	int ltop, left;
 
-	for (top = attr_first((char *)NLMSG_DATA(h) + GENL_HDRLEN,
-			      h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &ltop);
+	for (top = genl_attrs(h, &ltop);
 	     attr_ok(top, ltop); top = attr_next(top, &ltop)) {
 		if (attr_type(top) != SMC_GEN_STATS)
 			continue;
-		for (a = attr_first(attr_data(top), top->nla_len - NLA_HDRLEN,
-				    &left);
+		for (a = nest_attrs(top, &left);
 		     attr_ok(a, left); a = attr_next(a, &left)) {
 			if (attr_type(a) == SMC_NLA_STATS_SMCR_TECH)
 				print_tech(a);
@@ -296,15 +305,13 @@ static void fback_msg(const struct nlmsghdr *h)
 	struct nlattr *top, *a;
 	int ltop, left;
 
-	for (top = attr_first((char *)NLMSG_DATA(h) + GENL_HDRLEN,
-			      h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &ltop);
+	for (top = genl_attrs(h, &ltop);
 	     attr_ok(top, ltop); top = attr_next(top, &ltop)) {
 		unsigned int code = 0, cnt = 0, srv = 0;
 
 		if (attr_type(top) != SMC_GEN_FBACK_STATS)
 			continue;
-		for (a = attr_first(attr_data(top), top->nla_len - NLA_HDRLEN,
-				    &left);
+		for (a = nest_attrs(top, &left);
 		     attr_ok(a, left); a = attr_next(a, &left)) {
 			switch (attr_type(a)) {
 			case SMC_NLA_FBACK_STATS_TYPE:
