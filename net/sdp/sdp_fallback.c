@@ -234,17 +234,18 @@ static void sdp_fb_put(struct sdp_fallback *fb)
 	kfree(fb);
 }
 
-/* Past its connect, a socket whose TCP socket was never needed frees it
- * (a program whose non-blocking connects SDP carries, as every Go
- * program's are, would otherwise hold one per connection until close).
+/* @ssk's fallback detached and the socket's reference to it dropped, if
+ * its state is one of @states (a mask of BIT(SDP_FB_*)) and, @after_connect,
+ * the socket's own connect is no longer under way.
  */
-static void sdp_fallback_unused(struct sdp_sock *ssk)
+static void sdp_fallback_put_in(struct sdp_sock *ssk, unsigned int states,
+				bool after_connect)
 {
 	struct sdp_fallback *fb = NULL;
 
 	lock_sock(&ssk->sk);
-	if (ssk->fb && ssk->fb->state == SDP_FB_READY &&
-	    ssk->sk.sk_state != TCP_SYN_SENT) {
+	if (ssk->fb && (BIT(READ_ONCE(ssk->fb->state)) & states) &&
+	    !(after_connect && ssk->sk.sk_state == TCP_SYN_SENT)) {
 		fb = ssk->fb;
 		WRITE_ONCE(ssk->fb, NULL);
 		ssk->fb_take = NULL;
@@ -254,6 +255,15 @@ static void sdp_fallback_unused(struct sdp_sock *ssk)
 		sdp_fb_put(fb);
 }
 
+/* Past its connect, a socket whose TCP socket was never needed frees it
+ * (a program whose non-blocking connects SDP carries, as every Go
+ * program's are, would otherwise hold one per connection until close).
+ */
+static void sdp_fallback_unused(struct sdp_sock *ssk)
+{
+	sdp_fallback_put_in(ssk, BIT(SDP_FB_READY), true);
+}
+
 /* SDP carried the connect: TCP's socket, unused (or failed before), goes.
  * One whose file is the descriptor's (another thread's fallback won) or
  * that connects stays, to close.  The listener's twin stays too: another
@@ -261,19 +271,7 @@ static void sdp_fallback_unused(struct sdp_sock *ssk)
  */
 static void sdp_fallback_drop(struct sdp_sock *ssk)
 {
-	struct sdp_fallback *fb = NULL;
-	int st;
-
-	lock_sock(&ssk->sk);
-	st = ssk->fb ? READ_ONCE(ssk->fb->state) : SDP_FB_FILE;
-	if (st == SDP_FB_READY || st == SDP_FB_FAILED) {
-		fb = ssk->fb;
-		WRITE_ONCE(ssk->fb, NULL);
-		ssk->fb_take = NULL;
-	}
-	release_sock(&ssk->sk);
-	if (fb)
-		sdp_fb_put(fb);
+	sdp_fallback_put_in(ssk, BIT(SDP_FB_READY) | BIT(SDP_FB_FAILED), false);
 }
 
 /**
