@@ -2,7 +2,8 @@
 /*
  * ib_sdp across kernels: the older kernels' interfaces that need a
  * function body, each translated into the newest kernel's, which the
- * module implements (see sdp_compat.h).
+ * module implements (declared in sdp_family.h, which the proto_ops
+ * tables include; sdp_compat.h has the rest).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

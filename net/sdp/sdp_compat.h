@@ -85,25 +85,12 @@ struct proto_accept_arg {
 	int is_empty;
 	bool kern;
 };
-
-int sdp_accept_compat(struct socket *sock, struct socket *newsock,
-		      int flags, bool kern);
-#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept_compat
-#else
-#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept
 #endif
 
 /* 6.5: sendfile() and splice() send pages as sendmsg(MSG_SPLICE_PAGES)
  * with a bvec iterator; before, proto_ops->sendpage() took one page at a
  * time, MSG_SENDPAGE_NOTLAST while more of the same pipe followed.
  */
-#ifdef HAVE_PROTO_OPS_SENDPAGE
-ssize_t sdp_sendpage_compat(struct socket *sock, struct page *page,
-			    int offset, size_t size, int flags);
-#define SDP_PROTO_OPS_SENDPAGE	.sendpage = sdp_sendpage_compat,
-#else
-#define SDP_PROTO_OPS_SENDPAGE
-#endif
 #ifndef MSG_SPLICE_PAGES
 #define MSG_SPLICE_PAGES	0	/* never set: sendpage() brings pages */
 #endif

@@ -41,6 +41,25 @@ int sdp_inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 void sdp_twin_stop(struct sdp_sock *ssk);
 void sdp_twin_release(struct sdp_sock *ssk);
 
+/* sdp_compat.c: the proto_ops calls whose signature older kernels
+ * spell otherwise (6.10: accept's flags in a struct proto_accept_arg;
+ * before 6.5: sendpage())
+ */
+#ifndef HAVE_PROTO_ACCEPT_ARG
+int sdp_accept_compat(struct socket *sock, struct socket *newsock,
+		      int flags, bool kern);
+#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept_compat
+#else
+#define SDP_PROTO_OPS_ACCEPT(_p)	_p##_accept
+#endif
+#ifdef HAVE_PROTO_OPS_SENDPAGE
+ssize_t sdp_sendpage_compat(struct socket *sock, struct page *page,
+			    int offset, size_t size, int flags);
+#define SDP_PROTO_OPS_SENDPAGE	.sendpage = sdp_sendpage_compat,
+#else
+#define SDP_PROTO_OPS_SENDPAGE
+#endif
+
 /* the proto_ops of a family's SDP sockets, whose calls that differ are
  * named _p##_connect etc.
  */
