@@ -634,6 +634,10 @@ struct sdp_sock {
 	struct sdp_fallback	*fb;
 	bool			(*fb_take)(struct sdp_sock *ssk, int err);
 	bool			fb_pending;	/* TCP connecting for us */
+	u16			fb_err;		/* SDP's errno, once TCP took
+						 * the file (sock_diag)
+						 */
+	unsigned long		fb_ino;		/* TCP's socket inode then */
 	struct sdp_twin		*twin;		/* a listener's TCP socket
 						 * (sdp_fallback_listen.c)
 						 */

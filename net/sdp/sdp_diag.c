@@ -26,7 +26,7 @@
 
 #define SDP_DIAG_REQ_ALL	(SDP_DIAG_REQ_INFO | SDP_DIAG_REQ_TCPINFO | \
 				 SDP_DIAG_REQ_DEVICE | SDP_DIAG_REQ_SHUTDOWN | \
-				 SDP_DIAG_REQ_COUNTERS)
+				 SDP_DIAG_REQ_ORIGIN | SDP_DIAG_REQ_COUNTERS)
 
 /* @a as inet_diag gives an address: 4 bytes for AF_INET, 16 for AF_INET6
  * (an IPv4 address v4-mapped).
@@ -193,6 +193,24 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 	di->rx_spill = conn->rx_spill;
 }
 
+/* SDP_DIAG_ORIGIN: the socket's protocol, and whether an IPPROTO_SDP
+ * connect went on by TCP (sdp_fallback.c sets fb_err and fb_ino once the
+ * file is TCP's; read without the lock, as they are written).
+ */
+static int sdp_diag_origin(struct sk_buff *skb, struct sock *sk)
+{
+	struct sdp_sock *ssk = sdp_sk(sk);
+	struct sdp_diag_origin o = {
+		.protocol = sk->sk_protocol,
+		.fb_err = READ_ONCE(ssk->fb_err),
+	};
+
+	if (o.fb_err)
+		o.fb_inode = READ_ONCE(ssk->fb_ino);
+	return nla_put_64bit(skb, SDP_DIAG_ORIGIN, sizeof(o), &o,
+			     SDP_DIAG_NONE);
+}
+
 /* The attributes that read the connection, under the socket lock. */
 static int sdp_diag_conn_attrs(struct sk_buff *skb, struct sock *sk, u16 want)
 {
@@ -249,6 +267,8 @@ static int sdp_diag_one(struct sk_buff *skb, struct netlink_callback *cb,
 	memcpy(nlmsg_data(nlh), &m, sizeof(m));
 	if ((want & SDP_DIAG_REQ_SHUTDOWN) &&
 	    nla_put_u8(skb, SDP_DIAG_SHUTDOWN, READ_ONCE(sk->sk_shutdown)))
+		goto full;
+	if ((want & SDP_DIAG_REQ_ORIGIN) && sdp_diag_origin(skb, sk))
 		goto full;
 	if ((want & (SDP_DIAG_REQ_INFO | SDP_DIAG_REQ_TCPINFO |
 		     SDP_DIAG_REQ_DEVICE)) &&

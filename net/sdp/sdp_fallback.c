@@ -69,6 +69,7 @@ struct sdp_fallback {
 	struct sockaddr_storage	dst;
 	int			dstlen;
 	int			state;	/* SDP_FB_* */
+	int			sdp_err;	/* why SDP's connect failed */
 	void			(*state_change)(struct sock *sk);
 	void			(*data_ready)(struct sock *sk);
 	void			(*write_space)(struct sock *sk);
@@ -87,6 +88,9 @@ static void sdp_fb_to_file(struct sdp_fallback *fb)
 	/* ->file set before a sock_from_file() can find TCP's socket */
 	smp_store_release(&fb->file->private_data, fb->tcp);
 	WRITE_ONCE(fb->ssk->fb_pending, false);
+	/* for sock_diag (sdpstat --why): on TCP, and why */
+	WRITE_ONCE(fb->ssk->fb_ino, SOCK_INODE(fb->tcp)->i_ino);
+	WRITE_ONCE(fb->ssk->fb_err, fb->sdp_err);
 }
 
 /* TCP's connect failed: its error is the SDP socket's, as if SDP's own
@@ -352,6 +356,7 @@ static bool sdp_fallback_take(struct sdp_sock *ssk, int err)
 	     err != ENETUNREACH && err != ETIMEDOUT))
 		return false;
 	fb->state = SDP_FB_PENDING;
+	fb->sdp_err = err;
 	WRITE_ONCE(ssk->fb_pending, true);
 	sdp_fb_hook(fb);
 	ret = kernel_connect(fb->tcp, (struct sockaddr *)&fb->dst, fb->dstlen,

@@ -38,6 +38,7 @@ struct sdp_diag_req {
 #define SDP_DIAG_REQ_TCPINFO	(1 << 1)	/* SDP_DIAG_TCPINFO */
 #define SDP_DIAG_REQ_DEVICE	(1 << 2)	/* SDP_DIAG_DEVICE */
 #define SDP_DIAG_REQ_SHUTDOWN	(1 << 3)	/* SDP_DIAG_SHUTDOWN */
+#define SDP_DIAG_REQ_ORIGIN	(1 << 4)	/* SDP_DIAG_ORIGIN */
 #define SDP_DIAG_REQ_COUNTERS	(1 << 8)	/* the counters, no sockets */
 
 enum {
@@ -51,10 +52,26 @@ enum {
 				 * SDP_DIAG_COUNTER_NAMES
 				 */
 	SDP_DIAG_COUNTER_NAMES,	/* the counters' names, each NUL-terminated */
+	SDP_DIAG_ORIGIN,	/* struct sdp_diag_origin */
 	__SDP_DIAG_MAX,
 };
 
 #define SDP_DIAG_MAX (__SDP_DIAG_MAX - 1)
+
+/*
+ * How the socket came to be, and whether TCP carries it: an IPPROTO_SDP
+ * socket whose connect found no SDP peer goes on by TCP (its descriptor
+ * then reaches a TCP socket, whose inode is fb_inode), and fb_err says
+ * why.  May grow at the end.
+ */
+struct sdp_diag_origin {
+	__u32	protocol;	/* SO_PROTOCOL: IPPROTO_TCP for families
+				 * 27/28, IPPROTO_SDP's number for AF_INET
+				 * and AF_INET6
+				 */
+	__u32	fb_err;		/* errno of SDP's connect, 0: not on TCP */
+	__u64	fb_inode;	/* TCP's socket, when fb_err is set */
+};
 
 /* sdp_diag_info.transport */
 enum {
