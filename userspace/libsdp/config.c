@@ -41,6 +41,7 @@ struct sdp_rule {
 	unsigned int port_lo;	/* host order, inclusive */
 	unsigned int port_hi;
 	bool async;		/* "async": AZ-SDP for the socket's sends */
+	unsigned int line;	/* in the file, for sdpstat --why */
 };
 
 struct sdp_rules {
@@ -292,6 +293,7 @@ static void sdp_parse_use(struct sdp_parser *p, char **tok, int n)
 
 	memset(&r, 0, sizeof(r));
 	r.async = async;
+	r.line = p->line;
 	if (!strcmp(tok[1], "tcp")) {
 		r.use = SDP_USE_TCP;
 	} else if (!strcmp(tok[1], "sdp")) {
@@ -590,6 +592,13 @@ int sdp_config_lookup_async(const struct sdp_config *cfg, enum sdp_role role,
 			    const char *prog, const struct sockaddr *addr,
 			    socklen_t len, bool *async)
 {
+	return sdp_config_lookup_rule(cfg, role, prog, addr, len, async, NULL);
+}
+
+int sdp_config_lookup_rule(const struct sdp_config *cfg, enum sdp_role role,
+			   const char *prog, const struct sockaddr *addr,
+			   socklen_t len, bool *async, unsigned int *line)
+{
 	const unsigned char *a4 = NULL, *a6 = NULL;
 	const struct sdp_rules *rules;
 	unsigned int port;
@@ -633,6 +642,8 @@ int sdp_config_lookup_async(const struct sdp_config *cfg, enum sdp_role role,
 			continue;
 		if (async)
 			*async = r->async;
+		if (line)
+			*line = r->line;
 		return r->use;
 	}
 	return -1;

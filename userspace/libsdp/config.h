@@ -128,6 +128,13 @@ int sdp_config_lookup_async(const struct sdp_config *cfg, enum sdp_role role,
 			    const char *prog, const struct sockaddr *addr,
 			    socklen_t len, bool *async);
 
+/* As sdp_config_lookup_async(); *@line (if not NULL) set to the matching
+ * rule's line in its file (left alone when none matches).
+ */
+int sdp_config_lookup_rule(const struct sdp_config *cfg, enum sdp_role role,
+			   const char *prog, const struct sockaddr *addr,
+			   socklen_t len, bool *async, unsigned int *line);
+
 /* Does any rule say async? */
 bool sdp_config_may_async(const struct sdp_config *cfg);
 

@@ -213,14 +213,15 @@ void sdp_init(void)
 }
 
 enum sdp_use sdp_decide(enum sdp_role role, const struct sockaddr *addr,
-			socklen_t len, bool *async)
+			socklen_t len, bool *async, unsigned int *line)
 {
 	int use;
 
 	*async = false;
+	*line = 0;
 	if (sdp_settings.simple)
 		return SDP_USE_SDP;
-	use = sdp_config_lookup_async(sdp_settings.config, role, NULL, addr,
-				      len, async);
+	use = sdp_config_lookup_rule(sdp_settings.config, role, NULL, addr,
+				     len, async, line);
 	return use < 0 ? sdp_settings.dflt : (enum sdp_use)use;
 }

@@ -82,9 +82,10 @@ extern struct sdp_settings sdp_settings;
 void sdp_init(void);
 
 /* What the rules say for @role, @addr in this program; *@async: the
- * rule asks for AZ-SDP.
+ * rule asks for AZ-SDP; *@line: the rule's line in the configuration
+ * file, 0 when none decided (no rule matched, or SIMPLE_LIBSDP).
  */
 enum sdp_use sdp_decide(enum sdp_role role, const struct sockaddr *addr,
-			socklen_t len, bool *async);
+			socklen_t len, bool *async, unsigned int *line);
 
 #endif /* SDP_REAL_H */

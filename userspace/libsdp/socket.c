@@ -42,6 +42,7 @@
 #include "real.h"
 #include "state.h"
 #include "swap.h"
+#include "why.h"
 
 #define SDP_EXPORT __attribute__((visibility("default")))
 
@@ -173,7 +174,7 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_unlock();
 		return sdp_real.bind(fd, addr, len);
 	}
-	use = sdp_decide(SDP_ROLE_SERVER, addr, len, &async);
+	use = sdp_decide(SDP_ROLE_SERVER, addr, len, &async, &s->rule_line);
 	if (use == SDP_USE_SDP) {
 		err = sdp_bind_allowed(s->domain, addr, len);
 		if (err) {
@@ -188,6 +189,8 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 			return sdp_fail(-err);
 		}
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_why_note(fd, SDP_WHY_RULE_SDP, 0, s->rule_line,
+			     SDP_WHY_ROLE_SERVER);
 		if (async)
 			sdp_az_bind(fd);
 	}
@@ -206,17 +209,27 @@ SDP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 /* Under the lock: listen on @s's twin too, or give it up. */
 static void sdp_listen_twin(int fd, struct sdp_sock *s, int backlog)
 {
-	int fl;
+	int fl, err = 0;
 
+	if (s->twin < 0)
+		err = s->twin_err;	/* 0: the rule said tcp */
 	if (s->twin >= 0 && sdp_real.listen(s->twin, backlog)) {
+		err = errno;
 		sdp_log(SDP_LOG_INFO, "listen: TCP only, the SDP twin cannot listen: %m");
 		sdp_sock_close_twin(s);
 	}
 	if (s->twin < 0) {
 		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		sdp_why_note(fd, err ? SDP_WHY_TWIN_FAILED :
+			     s->rule_line ? SDP_WHY_RULE_TCP : SDP_WHY_NO_RULE,
+			     err, s->rule_line, SDP_WHY_ROLE_SERVER);
 		return;
 	}
 	sdp_sock_set_state(s, SDP_SOCK_BOTH_LISTEN);
+	sdp_why_note(fd, SDP_WHY_BOTH_LISTEN, 0, s->rule_line,
+		     SDP_WHY_ROLE_SERVER);
+	sdp_why_note(s->twin, SDP_WHY_BOTH_LISTEN, 0, s->rule_line,
+		     SDP_WHY_ROLE_SERVER);
 	/* accept() must never block on one of the two while the other has
 	 * a connection (another process or thread may take the one poll()
 	 * saw): the listener is non-blocking from now on, and libsdp keeps
@@ -256,7 +269,8 @@ SDP_EXPORT int listen(int fd, int backlog)
 			break;
 		}
 		use = sdp_decide(SDP_ROLE_SERVER, (struct sockaddr *)&any,
-				 sdp_any(s->domain, &any, 0), &async);
+				 sdp_any(s->domain, &any, 0), &async,
+				 &s->rule_line);
 		if (use == SDP_USE_SDP) {
 			err = sdp_swap(fd, s, true);
 			if (err) {
@@ -264,6 +278,8 @@ SDP_EXPORT int listen(int fd, int backlog)
 				return sdp_fail(-err);
 			}
 			sdp_sock_set_state(s, SDP_SOCK_SDP);
+			sdp_why_note(fd, SDP_WHY_RULE_SDP, 0, s->rule_line,
+				     SDP_WHY_ROLE_SERVER);
 			if (async)
 				sdp_az_bind(fd);
 			ret = sdp_real.listen(fd, backlog);
@@ -271,8 +287,12 @@ SDP_EXPORT int listen(int fd, int backlog)
 		}
 		ret = sdp_real.listen(fd, backlog);
 		if (ret || use == SDP_USE_TCP) {
-			if (!ret)
+			if (!ret) {
 				sdp_sock_set_state(s, SDP_SOCK_TCP);
+				sdp_why_note(fd, s->rule_line ? SDP_WHY_RULE_TCP :
+					     SDP_WHY_NO_RULE, 0, s->rule_line,
+					     SDP_WHY_ROLE_SERVER);
+			}
 			break;
 		}
 		sdp_twin_open(fd, s);
@@ -298,7 +318,9 @@ static int sdp_connect_both(int fd, const struct sockaddr *addr,
 			    socklen_t len)
 {
 	struct sdp_sock *s;
-	int ret, err;
+	enum sdp_why why;
+	unsigned int line;
+	int ret, err, err2;
 
 	ret = sdp_real.connect(fd, addr, len);
 	err = ret ? errno : 0;
@@ -313,15 +335,22 @@ static int sdp_connect_both(int fd, const struct sockaddr *addr,
 	}
 	if (!err || !sdp_fallback_errno(err)) {
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		if (!err)
+			sdp_why_note(fd, SDP_WHY_BOTH_SDP, 0, s->rule_line,
+				     SDP_WHY_ROLE_CLIENT);
 		sdp_unlock();
 		return ret ? sdp_fail(err) : 0;
 	}
 	sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)", fd,
 		strerror(err));
+	why = sdp_why_fallback(err);
+	line = s->rule_line;
+	err2 = err;
 	err = sdp_swap(fd, s, false);
 	if (!err)
 		err = sdp_rebind(fd, s);
 	sdp_sock_set_state(s, SDP_SOCK_TCP);
+	sdp_why_note(fd, why, err2, line, SDP_WHY_ROLE_CLIENT);
 	sdp_unlock();
 	if (err)
 		return sdp_fail(-err);
@@ -374,10 +403,13 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
-	use = sdp_decide(SDP_ROLE_CLIENT, addr, len, &async);
+	use = sdp_decide(SDP_ROLE_CLIENT, addr, len, &async, &s->rule_line);
 	sdp_sock_close_twin(s);	/* a server rule's, for a bind */
 	if (use == SDP_USE_TCP) {
 		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		sdp_why_note(fd, s->rule_line ? SDP_WHY_RULE_TCP :
+			     SDP_WHY_NO_RULE, 0, s->rule_line,
+			     SDP_WHY_ROLE_CLIENT);
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
@@ -406,6 +438,8 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_log(SDP_LOG_INFO, "connect: no SDP socket (%s), TCP instead",
 			strerror(-err));
 		sdp_sock_set_state(s, SDP_SOCK_TCP);
+		sdp_why_note(fd, SDP_WHY_NO_SOCKET, -err, s->rule_line,
+			     SDP_WHY_ROLE_CLIENT);
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
@@ -413,6 +447,8 @@ SDP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		sdp_az_bind(fd);	/* TCP after all: harmless */
 	if (use == SDP_USE_SDP) {
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_why_note(fd, SDP_WHY_RULE_SDP, 0, s->rule_line,
+			     SDP_WHY_ROLE_CLIENT);
 		sdp_unlock();
 		return sdp_real.connect(fd, addr, len);
 	}
@@ -469,7 +505,8 @@ static long long sdp_now_ms(void)
  * non-blocking: one a poll() saw ready may have been taken meanwhile.
  */
 static int sdp_accept_both(int fd, int twin, bool nonblock,
-			   struct sockaddr *addr, socklen_t *len, int flags)
+			   struct sockaddr *addr, socklen_t *len, int flags,
+			   unsigned int line)
 {
 	int timeout = nonblock ? 0 : sdp_rcvtimeo_ms(fd);
 	long long deadline = sdp_now_ms() + (timeout > 0 ? timeout : 0);
@@ -479,6 +516,10 @@ static int sdp_accept_both(int fd, int twin, bool nonblock,
 	for (;;) {
 		for (i = 0; i < 2; i++) {
 			ret = sdp_real.accept4(i ? fd : twin, addr, len, flags);
+			if (ret >= 0)
+				sdp_why_note(ret, i ? SDP_WHY_ACCEPT_TCP :
+					     SDP_WHY_ACCEPT_SDP, 0, line,
+					     SDP_WHY_ROLE_ACCEPTED);
 			if (ret >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
 				return ret;
 		}
@@ -508,6 +549,7 @@ static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
 {
 	struct sdp_sock *s;
 	bool nonblock = false;
+	unsigned int line = 0;
 	int twin = -1;
 
 	if (sdp_fd_tracked(fd)) {
@@ -520,11 +562,13 @@ static int sdp_accept(int fd, struct sockaddr *addr, socklen_t *len,
 			 */
 			twin = sdp_real.fcntl(s->twin, F_DUPFD_CLOEXEC, 0);
 			nonblock = s->nb_user;
+			line = s->rule_line;
 		}
 		sdp_unlock();
 	}
 	if (twin >= 0) {
-		int ret = sdp_accept_both(fd, twin, nonblock, addr, len, flags);
+		int ret = sdp_accept_both(fd, twin, nonblock, addr, len, flags,
+					  line);
 		int err = errno;
 
 		sdp_real.close(twin);

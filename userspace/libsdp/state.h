@@ -72,6 +72,8 @@ struct sdp_sock {
 	enum sdp_sock_state state;
 	int twin;		/* BOTH: the SDP socket beside, or -1 */
 	int pending_err;	/* SO_ERROR libsdp read, for the program */
+	unsigned int rule_line;	/* the deciding rule's line, or 0 (why.c) */
+	int twin_err;		/* errno of the twin that could not be made */
 	bool nb_user;		/* BOTH_LISTEN: the program's O_NONBLOCK */
 	bool bound;
 	socklen_t bind_len;

@@ -25,6 +25,7 @@
 #include "real.h"
 #include "state.h"
 #include "swap.h"
+#include "why.h"
 
 #ifndef SO_ZEROCOPY
 #define SO_ZEROCOPY	60
@@ -244,8 +245,10 @@ void sdp_twin_open(int fd, struct sdp_sock *s)
 		goto fail;
 	}
 	sdp_sock_set_twin(s, tfd);
+	s->twin_err = 0;
 	return;
 fail:
+	s->twin_err = errno;
 	sdp_log(SDP_LOG_INFO, "descriptor %d: TCP only, no SDP twin: %m", fd);
 }
 
@@ -329,7 +332,7 @@ enum sdp_check sdp_connect_check(int fd, struct sdp_sock *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(int);
-	int err = 0;
+	int err = 0, sdp_err;
 
 	if (s->state != SDP_SOCK_BOTH_CONNECT)
 		return SDP_CHECK_DONE;
@@ -340,13 +343,18 @@ enum sdp_check sdp_connect_check(int fd, struct sdp_sock *s)
 		if (sdp_real.getpeername(fd, (struct sockaddr *)&ss, &len))
 			return SDP_CHECK_PENDING;
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
+		sdp_why_note(fd, SDP_WHY_BOTH_SDP, 0, s->rule_line,
+			     SDP_WHY_ROLE_CLIENT);
 		sdp_log(SDP_LOG_DEBUG, "descriptor %d connected over SDP", fd);
 		return SDP_CHECK_DONE;
 	}
 	if (sdp_fallback_errno(err)) {
 		sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)",
 			fd, strerror(err));
+		sdp_err = err;
 		err = -sdp_fallback_start(fd, s, false);
+		sdp_why_note(fd, sdp_why_fallback(sdp_err), sdp_err,
+			     s->rule_line, SDP_WHY_ROLE_CLIENT);
 		if (!err || err == EINPROGRESS)
 			return SDP_CHECK_FELL_BACK;
 	} else {
