@@ -7,7 +7,8 @@
  * family for the sockets, one SDP_DIAG_REQ_COUNTERS request for the
  * counters.  Output: a table (as ss -t), details per connection (-i), the
  * counters (-s, -z), or JSON (-j); -w repeats every N seconds, printing
- * the counters' deltas after the first round.  See sdpstat(8).
+ * the counters' deltas after the first round.  --why (why.c) reads /proc
+ * as well, for the processes' TCP sockets.  See sdpstat(8).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,10 +30,12 @@
 #include <linux/sdp.h>
 #include <linux/sdp_diag.h>
 
+#include "sdpstat.h"
+
 #define MAX_COUNTERS 256
 
 struct opts {
-	bool listen, all, info, summary, zeros, json, ext;
+	bool listen, all, info, summary, zeros, json, ext, why;
 	int only_family;		/* 0, 4 or 6 */
 	unsigned int watch, count;	/* seconds, rounds (0 = forever) */
 	struct inet_diag_sockid id;	/* the filter */
@@ -45,9 +48,9 @@ struct counters {
 	uint64_t val[MAX_COUNTERS];
 };
 
-static int af_sdp[2] = { AF_INET_SDP, AF_INET6_SDP };
+int af_sdp[2] = { AF_INET_SDP, AF_INET6_SDP };
 
-static const char *const state_name[] = {
+const char *const state_name[TCP_CLOSING + 1] = {
 	[TCP_ESTABLISHED] = "ESTAB",	 [TCP_SYN_SENT] = "SYN-SENT",
 	[TCP_SYN_RECV] = "SYN-RECV",	 [TCP_FIN_WAIT1] = "FIN-WAIT-1",
 	[TCP_FIN_WAIT2] = "FIN-WAIT-2",	 [TCP_TIME_WAIT] = "TIME-WAIT",
@@ -56,12 +59,12 @@ static const char *const state_name[] = {
 	[TCP_CLOSING] = "CLOSING",
 };
 
-static const char *const tp_name[] = {
+const char *const tp_name[3] = {
 	[SDP_DIAG_TP_NONE] = "-", [SDP_DIAG_TP_RDMA] = "rdma",
 	[SDP_DIAG_TP_LOCAL] = "local",
 };
 
-static void die(const char *what)
+void die(const char *what)
 {
 	fprintf(stderr, "sdpstat: %s: %s\n", what, strerror(errno));
 	exit(1);
@@ -90,8 +93,8 @@ static void read_families(void)
  * One dump: @cb is called for each message.  Returns 0, or a negative
  * errno (-ENOENT: no handler for the family, the module not loaded).
  */
-static int dump(const struct sdp_diag_req *req,
-		void (*cb)(const struct nlmsghdr *, void *), void *arg)
+int dump(const struct sdp_diag_req *req,
+	 void (*cb)(const struct nlmsghdr *, void *), void *arg)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -146,7 +149,7 @@ static int dump(const struct sdp_diag_req *req,
 }
 
 /* The attributes after a struct inet_diag_msg, by type. */
-static void parse_attrs(const struct nlmsghdr *h, const struct nlattr **tb)
+void parse_attrs(const struct nlmsghdr *h, const struct nlattr **tb)
 {
 	const struct nlattr *a;
 	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
@@ -164,9 +167,6 @@ static void parse_attrs(const struct nlmsghdr *h, const struct nlattr **tb)
 		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
 	}
 }
-
-#define ATTR_DATA(a) ((const void *)((const char *)(a) + NLA_HDRLEN))
-#define ATTR_LEN(a) ((a)->nla_len - NLA_HDRLEN)
 
 /* ---- counters ---- */
 
@@ -244,8 +244,8 @@ struct sock_ctx {
 	int shown;
 };
 
-static void fmt_addr(char *out, size_t len, int family, const __be32 *a,
-		     __be16 port)
+void fmt_addr(char *out, size_t len, int family, const __be32 *a,
+	      __be16 port)
 {
 	char ip[INET6_ADDRSTRLEN];
 	bool v6 = family == af_sdp[1];
@@ -444,10 +444,12 @@ static void usage(FILE *f)
 		"usage: sdpstat [-a|-l] [-i] [-e] [-4|-6] [-j] [-w SECONDS [-c COUNT]]\n"
 		"               [--sport PORT] [--dport PORT] [--src ADDR] [--dst ADDR]\n"
 		"       sdpstat -s [-z] [-j] [-w SECONDS [-c COUNT]]\n"
+		"       sdpstat --why [-j] [PID|PROGRAM]...\n"
 		"  -a all sockets, -l listeners only (default: connections)\n"
 		"  -i connection details, -e uid, inode and cookie\n"
 		"  -s counters (non-zero; -z all), deltas after the first round of -w\n"
-		"  -j JSON, -w repeat every SECONDS, -c that many times\n");
+		"  -j JSON, -w repeat every SECONDS, -c that many times\n"
+		"  --why each TCP and SDP socket of the processes, on SDP or TCP and why\n");
 }
 
 static void parse_addr(struct opts *o, const char *s, __be32 *a)
@@ -482,6 +484,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "src", required_argument, NULL, 'A' },
 		{ "dst", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "why", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -533,6 +536,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'B':
 			parse_addr(o, optarg, o->id.idiag_dst);
 			break;
+		case 'W':
+			o->why = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -541,7 +547,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			exit(2);
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc && !o->why) {
 		usage(stderr);
 		exit(2);
 	}
@@ -556,6 +562,8 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &o);
 	read_families();
+	if (o.why)
+		return why_main(argc - optind, argv + optind, o.json);
 	for (round = 0; !o.count || round < o.count; round++) {
 		if (round)
 			sleep(o.watch);
