@@ -220,8 +220,9 @@ static void print_counters(const struct opts *o, const struct counters *now,
 	for (i = 0; i < now->n; i++) {
 		uint64_t v = now->val[i];
 
-		/* BufferBytes is a gauge: never a delta */
-		if (before && i < before->n && strcmp(now->name[i], "BufferBytes"))
+		/* the gauges: never a delta */
+		if (before && i < before->n && strcmp(now->name[i], "BufferBytes") &&
+		    strcmp(now->name[i], "ZcopyPageRefs"))
 			v -= before->val[i];
 		if (!v && !o->zeros)
 			continue;
