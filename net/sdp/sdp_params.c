@@ -95,7 +95,7 @@ module_param(sdp_local, int, 0644);
 MODULE_PARM_DESC(sdp_local,
 		 "carry connections to an address of this host in the kernel, without RDMA (1, default), or through rdma_cm as any other (0)");
 
-/* Chosen by measurement: Documentation/sdp.rst, "The local transport". */
+/* Chosen by measurement: Documentation/sdp.rst, "Same-host connections". */
 int sdp_local_lend_min = 256 * 1024;
 module_param_named(sdp_local_lend, sdp_local_lend_min, int, 0644);
 MODULE_PARM_DESC(sdp_local_lend,

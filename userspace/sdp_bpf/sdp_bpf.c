@@ -5,9 +5,11 @@
  *
  *   sdp_bpf check
  *   sdp_bpf attach NAME --cgroup DIR... [--program NAME[*]...] [--config FILE]
+ *                  [--protocol sdp|smc|N]
  *   sdp_bpf detach NAME
  *   sdp_bpf status
- *   sdp_bpf run [--program NAME[*]...] [--config FILE] -- COMMAND [ARG...]
+ *   sdp_bpf run [--program NAME[*]...] [--config FILE] [--protocol P]
+ *               -- COMMAND [ARG...]
  *
  * A policy is one instance of sdp_policy.bpf.c on the kernel's
  * update_socket_protocol hook (6.6 and later): the TCP sockets that tasks
