@@ -18,6 +18,16 @@ KSFT_SKIP=4
 
 checks=0
 failures=0
+check_at=$SECONDS
+
+# With SDP_CHECK_TIMES=1, each check's line ends in the seconds since
+# the one before ("[+12s]", in $ct): where a test spends its time.
+check_time() {
+	ct=
+	[ "${SDP_CHECK_TIMES:-0}" = 1 ] || return 0
+	ct=" [+$((SECONDS - check_at))s]"
+	check_at=$SECONDS
+}
 
 # check DESCRIPTION COMMAND [ARG...]: run COMMAND, record the result.
 check() {
@@ -25,10 +35,12 @@ check() {
 	shift
 	checks=$((checks + 1))
 	if "$@"; then
-		echo "ok   $desc"
+		check_time
+		echo "ok   $desc$ct"
 	else
+		check_time
 		failures=$((failures + 1))
-		echo "FAIL $desc"
+		echo "FAIL $desc$ct"
 		return 1
 	fi
 }
@@ -36,11 +48,12 @@ check() {
 # check_eq DESCRIPTION EXPECTED ACTUAL
 check_eq() {
 	checks=$((checks + 1))
+	check_time
 	if [ "$2" = "$3" ]; then
-		echo "ok   $1 ($3)"
+		echo "ok   $1 ($3)$ct"
 	else
 		failures=$((failures + 1))
-		echo "FAIL $1: expected '$2', got '$3'"
+		echo "FAIL $1: expected '$2', got '$3'$ct"
 		return 1
 	fi
 }
