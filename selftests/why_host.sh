@@ -75,7 +75,7 @@ w=$(why $pid LOCAL=127.0.0.2:$port)
 check "accepted on it: the listener's reason" \
 	grep -q '^TCP accepted on a TCP listener; libsdp: a "use both" listener' <<<"$w" ||
 	echo "# $w"
-w=$(why $plain LOCAL=0.0.0.0:$(cat "$ready.plain"))
+w=$(why $plain "LOCAL=0.0.0.0:$(cat "$ready.plain")")
 check "no libsdp: not moved" grep -q '^TCP not moved: libsdp is not loaded' <<<"$w" ||
 	echo "# $w"
 check_eq "text and JSON give as many sockets" \
