@@ -137,14 +137,15 @@ DEVS ?= both
 bench:
 	$(MAKE) deps
 	$(MAKE) all
-	testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
-	testbed/bench-local $(ROUNDS)
-	testbed/bench-apps-local 3
-	testbed/bench-placement
-	testbed/bench-msg-offset
-	testbed/bench-az $(SECS)
-	testbed/bench-region $(SECS)
-	testbed/bench-peers 3
+	testbed/bench-run bench testbed/bench -r $(ROUNDS) -s $(SECS) -w $(WHERE) -d $(DEVS)
+	testbed/bench-run local testbed/bench-local $(ROUNDS)
+	testbed/bench-run apps-local testbed/bench-apps-local 3
+	testbed/bench-run placement testbed/bench-placement
+	testbed/bench-run msg-offset testbed/bench-msg-offset
+	testbed/bench-run az testbed/bench-az $(SECS)
+	testbed/bench-run region testbed/bench-region $(SECS)
+	testbed/bench-run peers testbed/bench-peers 3
+	testbed/bench-doc
 
 # The narrower benchmarks: nginx and redis over SDP against TCP between
 # two VMs (testbed/bench-apps, which installs nginx and ab itself), ZCopy against BCopy and RDMA READ
