@@ -9,7 +9,9 @@
 #    matched (with the rule's line), a "use both" connect that found no
 #    SDP (no module: EAFNOSUPPORT), a "use both" listener whose SDP side
 #    could not be made, and the connections accepted on it;
-#  - JSON and text name the same reasons.
+#  - JSON and text name the same reasons; a process's own name cannot
+#    put control characters on the reader's terminal or break the JSON;
+#    another user's process is not read, and sdpstat says so.
 # (selftests/libsdp_rules.sh and bpf_policy.sh check the reasons where
 # SDP is there: a peer that refused SDP, no RDMA route, IPPROTO_SDP's
 # fallback.)
@@ -83,7 +85,26 @@ check_eq "text and JSON give as many sockets" \
 	"$("$SDPSTAT" --why $pid 2>/dev/null | tail -n +2 | wc -l)"
 check_eq "a listener and three connections each way" 7 \
 	"$("$SDPSTAT" --why $pid 2>/dev/null | tail -n +2 | wc -l)"
-kill $pid $plain
+
+# what a process may do to the reader: a name with a terminal escape and
+# a newline (its own prctl(PR_SET_NAME)) prints as '?' and stays valid
+# JSON; another user's process is not read, and that is said
+python3 -c 'import ctypes, socket, sys, time
+ctypes.CDLL(None).prctl(15, b"ev\x1b[2Jil\n", 0, 0, 0)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write("ready"); time.sleep(60)' "$ready.evil" &
+evil=$!
+wait_for test -s "$ready.evil"
+check "a control character in a name: text shows '?'" \
+	grep -q "^$evil  *ev?\[2Jil? " <(NO_COLOR=1 "$SDPSTAT" --why $evil 2>/dev/null)
+check "... and JSON stays JSON, the name escaped" python3 -c '
+import json, sys
+s = json.load(sys.stdin)["sockets"][0]
+sys.exit(s["program"] != "ev\x1b[2Jil\n")' < <("$SDPSTAT" --why -j $evil 2>/dev/null)
+out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDPSTAT" --why $pid 2>&1)
+check "as another user: the process is not shown, and that is said" \
+	grep -q "1 processes not shown" <<<"$out" || echo "# $out"
+kill $pid $plain $evil
 wait 2>/dev/null
-rm -f "$conf" "$ready" "$ready.plain"
+rm -f "$conf" "$ready" "$ready.plain" "$ready.evil"
 finish

@@ -200,11 +200,10 @@ static void sdp_diag_info(struct sdp_sock *ssk, struct sdp_diag_info *di)
 static int sdp_diag_origin(struct sk_buff *skb, struct sock *sk)
 {
 	struct sdp_sock *ssk = sdp_sk(sk);
-	struct sdp_diag_origin o = {
-		.protocol = sk->sk_protocol,
-		.fb_err = READ_ONCE(ssk->fb_err),
-	};
+	struct sdp_diag_origin o = { .protocol = sk->sk_protocol };
 
+	/* pairs with sdp_fb_to_file()'s release: then fb_ino is set */
+	o.fb_err = smp_load_acquire(&ssk->fb_err);
 	if (o.fb_err)
 		o.fb_inode = READ_ONCE(ssk->fb_ino);
 	return nla_put_64bit(skb, SDP_DIAG_ORIGIN, sizeof(o), &o,

@@ -90,7 +90,8 @@ static void sdp_fb_to_file(struct sdp_fallback *fb)
 	WRITE_ONCE(fb->ssk->fb_pending, false);
 	/* for sock_diag (sdpstat --why): on TCP, and why */
 	WRITE_ONCE(fb->ssk->fb_ino, SOCK_INODE(fb->tcp)->i_ino);
-	WRITE_ONCE(fb->ssk->fb_err, fb->sdp_err);
+	/* the inode before the errno that says it is set (sdp_diag.c) */
+	smp_store_release(&fb->ssk->fb_err, fb->sdp_err);
 }
 
 /* TCP's connect failed: its error is the SDP socket's, as if SDP's own
@@ -509,6 +510,7 @@ void sdp_fallback_release(struct sdp_sock *ssk)
 	WRITE_ONCE(ssk->fb, NULL);
 	ssk->fb_take = NULL;
 	WRITE_ONCE(ssk->fb_pending, false);
+	WRITE_ONCE(ssk->fb_err, 0);	/* TCP's socket and inode go */
 	release_sock(&ssk->sk);
 	if (fb)
 		sdp_fb_put(fb);

@@ -34,6 +34,7 @@
 #include "async.h"
 #include "log.h"
 #include "real.h"
+#include "why.h"
 #include "state.h"
 
 struct sdp_real sdp_real;
@@ -204,6 +205,8 @@ static void sdp_init_once_fn(void)
 		sdp_config_rule_count(sdp_settings.config), sdp_config_path(),
 		sdp_settings.any_sdp ? "" : "; no socket will use SDP");
 out:
+	if (sdp_settings.any_sdp)
+		sdp_why_init();
 	errno = saved_errno;
 }
 

@@ -318,9 +318,7 @@ static int sdp_connect_both(int fd, const struct sockaddr *addr,
 			    socklen_t len)
 {
 	struct sdp_sock *s;
-	enum sdp_why why;
-	unsigned int line;
-	int ret, err, err2;
+	int ret, err, sdp_err;
 
 	ret = sdp_real.connect(fd, addr, len);
 	err = ret ? errno : 0;
@@ -343,14 +341,14 @@ static int sdp_connect_both(int fd, const struct sockaddr *addr,
 	}
 	sdp_log(SDP_LOG_DEBUG, "descriptor %d: SDP connect failed (%s)", fd,
 		strerror(err));
-	why = sdp_why_fallback(err);
-	line = s->rule_line;
-	err2 = err;
+	sdp_err = err;
 	err = sdp_swap(fd, s, false);
 	if (!err)
 		err = sdp_rebind(fd, s);
 	sdp_sock_set_state(s, SDP_SOCK_TCP);
-	sdp_why_note(fd, why, err2, line, SDP_WHY_ROLE_CLIENT);
+	if (!err)
+		sdp_why_note(fd, sdp_why_fallback(sdp_err), sdp_err,
+			     s->rule_line, SDP_WHY_ROLE_CLIENT);
 	sdp_unlock();
 	if (err)
 		return sdp_fail(-err);

@@ -21,6 +21,7 @@
 #include "real.h"
 #include "async.h"
 #include "state.h"
+#include "why.h"
 
 #define SDP_SLOT_EPFD	0x1	/* an epoll descriptor with marks */
 #define SDP_SLOT_TWIN	0x2	/* libsdp's own: a "both" socket's twin */
@@ -94,6 +95,7 @@ static void sdp_atfork_child(void)
 {
 	sdp_state_pid = getpid();
 	sdp_az_forked();
+	sdp_why_forked();
 	sdp_unlock();
 }
 

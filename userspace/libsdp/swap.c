@@ -353,10 +353,11 @@ enum sdp_check sdp_connect_check(int fd, struct sdp_sock *s)
 			fd, strerror(err));
 		sdp_err = err;
 		err = -sdp_fallback_start(fd, s, false);
-		sdp_why_note(fd, sdp_why_fallback(sdp_err), sdp_err,
-			     s->rule_line, SDP_WHY_ROLE_CLIENT);
-		if (!err || err == EINPROGRESS)
+		if (!err || err == EINPROGRESS) {
+			sdp_why_note(fd, sdp_why_fallback(sdp_err), sdp_err,
+				     s->rule_line, SDP_WHY_ROLE_CLIENT);
 			return SDP_CHECK_FELL_BACK;
+		}
 	} else {
 		sdp_sock_set_state(s, SDP_SOCK_SDP);
 	}

@@ -8,6 +8,11 @@
 
 #include "why_table.h"
 
+/* Make the table, once, at initialisation (LIBSDP_WHY=0: none). */
+void sdp_why_init(void);
+/* In a child after fork(): a table of its own, a copy of its parent's. */
+void sdp_why_forked(void);
+
 /* Record that the socket of descriptor @fd is where it is for @why, with
  * the errno @err that decided it (or 0), the configuration line @line of
  * the rule that did (or 0) and its SDP_WHY_ROLE_* @role.  Keeps errno.

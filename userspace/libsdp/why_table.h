@@ -5,15 +5,17 @@
  *
  * libsdp keeps one table per process in a shared mapping of a memfd named
  * SDP_WHY_NAME, which /proc/PID/maps shows as "/memfd:libsdp-why
- * (deleted)"; sdpstat reads it through /proc/PID/mem, which the kernel
- * lets only root or a tracer of the process read (ptrace's read access),
- * as it does for the process's memory.  Nothing is written to the file
- * system.  Each decision libsdp takes for a socket is a record, keyed by
- * the socket's inode number (the N of /proc/PID/fd's "socket:[N]"), in a
- * ring of SDP_WHY_SLOTS: a process with more sockets than that loses the
+ * (deleted)"; sdpstat reads the memfd itself through /proc/PID/map_files/
+ * (root only: CAP_SYS_ADMIN), never the process's memory, so that a
+ * process cannot make the reader wait (a userfaultfd, a FUSE file named
+ * alike).  Nothing is written to the file system.
+ *
+ * Each decision libsdp takes for a socket is a record, keyed by the
+ * socket's inode number (the N of /proc/PID/fd's "socket:[N]"), in a ring
+ * of SDP_WHY_SLOTS: a process with more sockets than that loses the
  * oldest records, and sdpstat says "no record" for them.  A child after
- * fork() shares its parent's table (the mapping is shared), as it shares
- * the sockets the records name.
+ * fork() gets a table of its own, a copy of its parent's (the sockets
+ * the records name are its too).
  *
  * A record is written ino last, after a zero: a reader that sees the ino
  * it looks for sees the fields written before it.

@@ -11,9 +11,12 @@
  *  - TCP's sockets from /proc/PID/net/tcp and tcp6 (the process's own
  *    network namespace);
  *  - libsdp's record of each decision it took (userspace/libsdp/
- *    why_table.h), a shared mapping in the process, read through
- *    /proc/PID/mem: root, or a user allowed to trace the process.
- * SDP's sockets are those of sdpstat's network namespace.
+ *    why_table.h), a memfd mapped in the process, read as a file through
+ *    /proc/PID/map_files/ (root only), never through the process's
+ *    memory: a hostile process cannot make sdpstat wait on a fault.
+ * SDP's sockets are those of sdpstat's network namespace; a process that
+ * sets its own name cannot write control characters to the terminal
+ * (they print as '?').
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -25,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "sdpstat.h"
@@ -118,6 +123,10 @@ static bool read_sdp(struct ents *e)
 		};
 		int err = dump(&req, sdp_cb, e);
 
+		if (err == -EINVAL) {	/* a module without SDP_DIAG_ORIGIN */
+			req.sdiag_flags &= ~SDP_DIAG_REQ_ORIGIN;
+			err = dump(&req, sdp_cb, e);
+		}
 		if (err == -ENOENT)
 			continue;
 		if (err) {
@@ -184,14 +193,17 @@ static void read_tcp(struct ents *e, int pid)
 }
 
 /* libsdp in @pid: whether it is loaded, and its record (NULL: none, or
- * not readable: *@denied).
+ * not readable: *@denied).  The record is a memfd's mapping, named so,
+ * shared, writable and of the table's size; read as the file it is.
  */
 static struct sdp_why_table *read_libsdp(int pid, bool *loaded,
 					 bool *denied)
 {
-	unsigned long long start = 0;
+	unsigned long long start = 0, end = 0, lo, hi;
+	size_t size = (sizeof(struct sdp_why_table) + 4095) & ~4095ul;
 	struct sdp_why_table *t;
-	char path[64], line[512];
+	char path[96], line[512], perm[8], name[256];
+	struct statfs sf;
 	FILE *f;
 	int fd;
 
@@ -203,8 +215,15 @@ static struct sdp_why_table *read_libsdp(int pid, bool *loaded,
 	while (fgets(line, sizeof(line), f)) {
 		if (strstr(line, "/libsdp.so"))
 			*loaded = true;
-		if (!start && strstr(line, "/memfd:" SDP_WHY_NAME))
-			sscanf(line, "%llx-", &start);
+		name[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255[^\n]",
+			   &lo, &hi, perm, name) < 3)
+			continue;
+		if (!start && !strcmp(name, "/memfd:" SDP_WHY_NAME " (deleted)") &&
+		    !strcmp(perm, "rw-s") && hi - lo == size) {
+			start = lo;
+			end = hi;
+		}
 	}
 	fclose(f);
 	if (!start)
@@ -212,9 +231,11 @@ static struct sdp_why_table *read_libsdp(int pid, bool *loaded,
 	t = malloc(sizeof(*t));
 	if (!t)
 		die("malloc");
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+		 start, end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, t, sizeof(*t), start) != (ssize_t)sizeof(*t) ||
+	if (fd < 0 || fstatfs(fd, &sf) || sf.f_type != TMPFS_MAGIC ||
+	    pread(fd, t, sizeof(*t), 0) != (ssize_t)sizeof(*t) ||
 	    t->magic != SDP_WHY_MAGIC || t->slots != SDP_WHY_SLOTS) {
 		*denied = fd < 0 && (errno == EACCES || errno == EPERM);
 		if (fd >= 0)
@@ -361,33 +382,47 @@ static void rec_why(char *out, size_t len, const struct sdp_why_rec *r,
 	snprintf(out, len, "%s%s", what, rule);
 }
 
-/* A TCP socket libsdp has no record of: accepted on a listener of the
- * same process and port, or not libsdp's at all.
+/* A connection libsdp has no record of, accepted on a listener of the
+ * same process and port that has one (or on an IPPROTO_SDP listener's TCP
+ * side): the listener's reason.  False if there is none.
  */
-static void tcp_why(char *out, size_t len, const struct ent *x,
-		    const struct ents *own, const struct sdp_why_table *t,
-		    bool libsdp, bool denied)
+static bool listener_why(char *out, size_t len, const struct ent *x,
+			 const struct ents *own, const struct sdp_why_table *t)
 {
 	const struct sdp_why_rec *r;
 	size_t i;
+	int n;
 
 	for (i = 0; x->state != TCP_LISTEN && i < own->n; i++) {
 		const struct ent *l = &own->v[i];
 
 		if (l->state != TCP_LISTEN || l->lport != x->lport)
 			continue;
-		if (l->on == ON_SDP && l->proto != IPPROTO_TCP) {
+		if (x->on == ON_TCP && l->on == ON_SDP &&
+		    l->proto != IPPROTO_TCP && !why_find(t, l->ino)) {
 			snprintf(out, len, "accepted by the TCP side of an IPPROTO_SDP listener: the client spoke TCP");
-			return;
+			return true;
 		}
 		r = why_find(t, l->ino);
-		if (l->on == ON_TCP && r) {
-			int n = snprintf(out, len, "accepted on a TCP listener; ");
-
-			rec_why(out + n, len - n, r, l);
-			return;
-		}
+		if (!r || l->on != x->on)
+			continue;
+		n = snprintf(out, len, "accepted on %s listener; ",
+			     x->on == ON_SDP ? "an SDP" : "a TCP");
+		rec_why(out + n, len - n, r, l);
+		return true;
 	}
+	return false;
+}
+
+/* A TCP socket libsdp has no record of: accepted on a listener, or not
+ * libsdp's at all.
+ */
+static void tcp_why(char *out, size_t len, const struct ent *x,
+		    const struct ents *own, const struct sdp_why_table *t,
+		    bool libsdp, bool denied)
+{
+	if (listener_why(out, len, x, own, t))
+		return;
 	if (denied)
 		snprintf(out, len, "libsdp is loaded, but its record cannot be read (run as root)");
 	else if (libsdp)
@@ -397,7 +432,7 @@ static void tcp_why(char *out, size_t len, const struct ent *x,
 }
 
 static void sdp_why(char *out, size_t len, const struct ent *x,
-		    const struct sdp_why_table *t)
+		    const struct ents *own, const struct sdp_why_table *t)
 {
 	const struct sdp_why_rec *r = why_find(t, x->ino);
 
@@ -413,6 +448,8 @@ static void sdp_why(char *out, size_t len, const struct ent *x,
 		rec_why(out, len, r, x);
 		return;
 	}
+	if (listener_why(out, len, x, own, t))
+		return;
 	if (x->proto == IPPROTO_TCP)
 		snprintf(out, len, "AF_INET_SDP: the program asked for SDP");
 	else if (x->state == TCP_LISTEN)
@@ -441,11 +478,24 @@ static void json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else
+			putchar(c);
 	}
 	putchar('"');
+}
+
+/* A name the process chose, printable: control characters as '?'. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
 }
 
 static int shown;
@@ -480,8 +530,10 @@ static void show(int pid, const char *comm, const struct ent *x,
 	shown++;
 }
 
-/* Every TCP and SDP socket of @pid, with why. */
-static void why_pid(int pid, const char *comm, const struct ents *sdp,
+/* Every TCP and SDP socket of @pid, with why; false if its descriptors
+ * cannot be read (another user's, and not root).
+ */
+static bool why_pid(int pid, const char *comm, const struct ents *sdp,
 		    bool json)
 {
 	struct ents tcp = { 0 }, own = { 0 };
@@ -495,7 +547,7 @@ static void why_pid(int pid, const char *comm, const struct ents *sdp,
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	dir = opendir(path);
 	if (!dir)
-		return;
+		return errno != EACCES && errno != EPERM;
 	read_tcp(&tcp, pid);
 	t = read_libsdp(pid, &libsdp, &denied);
 	while ((d = readdir(dir))) {
@@ -526,7 +578,7 @@ static void why_pid(int pid, const char *comm, const struct ents *sdp,
 		if (x->on == ON_SDP) {
 			if (x->fb_err)
 				tx = ents_find(&tcp, x->fb_ino);
-			sdp_why(why, sizeof(why), x, t);
+			sdp_why(why, sizeof(why), x, &own, t);
 		} else if (r) {
 			rec_why(why, sizeof(why), r, x);
 		} else {
@@ -537,12 +589,14 @@ static void why_pid(int pid, const char *comm, const struct ents *sdp,
 	free(t);
 	free(tcp.v);
 	free(own.v);
+	return true;
 }
 
 int why_main(int n, char **targets, bool json)
 {
 	struct ents sdp = { 0 };
 	struct dirent *d;
+	int denied = 0;
 	DIR *proc;
 
 	if (!read_sdp(&sdp))
@@ -557,6 +611,7 @@ int why_main(int n, char **targets, bool json)
 		       "Program", "FD", "On", "State", "Local", "Peer", "Why");
 	while ((d = readdir(proc))) {
 		char path[64], comm[32] = "";
+		size_t len;
 		int pid;
 		FILE *f;
 
@@ -567,15 +622,25 @@ int why_main(int n, char **targets, bool json)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
+		/* the name may hold a newline of its own: strip only procfs's */
+		len = fread(comm, 1, sizeof(comm) - 1, f);
+		comm[len] = '\0';
+		if (len && comm[len - 1] == '\n')
+			comm[len - 1] = '\0';
 		fclose(f);
-		if (pid_wanted(pid, comm, targets, n))
-			why_pid(pid, comm, &sdp, json);
+		if (!pid_wanted(pid, comm, targets, n))
+			continue;
+		if (!json)
+			printable(comm);
+		if (!why_pid(pid, comm, &sdp, json))
+			denied++;
 	}
 	closedir(proc);
 	if (json)
 		printf("]}\n");
+	if (denied)
+		fprintf(stderr, "sdpstat: %d processes not shown: their descriptors are another user's (run as root)\n",
+			denied);
 	free(sdp.v);
 	return 0;
 }
