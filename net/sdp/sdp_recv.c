@@ -261,8 +261,15 @@ static bool sdp_recv_busy_poll(struct sdp_sock *ssk, u32 seq)
 			got = true;
 			break;
 		}
-		cpu_relax();
-	} while (!need_resched() && local_clock() < end);
+		/* what wants this CPU may be what brings the data (a
+		 * software device's work, 6.12's rxe): give way, then
+		 * watch on until the time is up
+		 */
+		if (need_resched())
+			cond_resched();
+		else
+			cpu_relax();
+	} while (local_clock() < end);
 	lock_sock(sk);
 	if (got) {
 		SDP_INC_STATS(sock_net(sk), SDP_MIB_RECV_POLL_HITS);
