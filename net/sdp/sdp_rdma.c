@@ -327,11 +327,34 @@ static void sdp_rdma_reset(struct sdp_sock *ssk)
 	sdp_send_ctrl(ssk, SDP_MID_ABORT, 0);
 }
 
+/* Before the QP goes to error: the sends already posted, an Abort among
+ * them, go out first, or draining would flush them unsent (6.12's rxe
+ * sends from a workqueue, so one posted just before is still queued
+ * there).  Bounded: a peer that acknowledges nothing does not hold the
+ * teardown longer than SDP_TEARDOWN_SETTLE_MS.
+ */
+static void sdp_rdma_tx_settle(struct sdp_sock *ssk)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(SDP_TEARDOWN_SETTLE_MS);
+	struct sock *sk = &ssk->sk;
+	u32 wrs;
+
+	for (;;) {
+		lock_sock(sk);
+		wrs = ssk->conn->tx_wrs;
+		release_sock(sk);	/* completions on the backlog run */
+		if (!wrs || time_after(jiffies, end))
+			return;
+		usleep_range(200, 1000);
+	}
+}
+
 /**
  * sdp_rdma_teardown - the RDMA transport's teardown
  * @ssk: the socket, not locked, SDP_F_TEARDOWN set; returns it locked
  *
- * The QP goes to error and is drained (no traffic), our ZCopy keys are
+ * The sends posted go out (sdp_rdma_tx_settle()), then the QP goes to
+ * error and is drained (no traffic), our ZCopy keys are
  * deregistered, and only then is the peer told: it may hold a key, and
  * another connection of ours on the same device (same PD) to use it
  * with.  The id cannot go away meanwhile: its owner destroys it only once
@@ -347,6 +370,7 @@ static void sdp_rdma_teardown(struct sdp_sock *ssk)
 	lock_sock(sk);
 	id = ssk->cm_id;
 	release_sock(sk);
+	sdp_rdma_tx_settle(ssk);
 	ib_drain_qp(ssk->conn->qp);
 	lock_sock(sk);
 	sdp_zc_teardown(ssk);	/* deregisters the MRs before the pages go */
