@@ -21,6 +21,8 @@ SDPSTAT=$SDP_REPO/userspace/sdpstat/sdpstat
 BPF=$SDP_REPO/userspace/sdp_bpf/sdp_bpf
 sdp_fresh || exit 1
 addr=$SDP_ADDR
+# RDMA even to this VM's own address (no local transport), as one VM can
+echo 0 >/sys/module/ib_sdp/parameters/sdp_local
 proto=$(cat /sys/module/ib_sdp/parameters/ipproto_sdp)
 
 # hold READY ACTION...: make the sockets the actions say, write READY,
@@ -89,7 +91,7 @@ expect() {	# description PID KEY=VALUE REGEX
 }
 
 # the servers: TCP only (7801), SDP only (7802)
-hold - /tmp/why.s /tmp/why.s tcp-listen:7801 accept-all sdponly-listen:7802 \
+hold - /tmp/why.s tcp-listen:7801 accept-all sdponly-listen:7802 \
 	accept-all
 srv=$bg_pid
 wait_for test -s /tmp/why.s
@@ -104,7 +106,7 @@ use both server python3 *:7804
 EOF
 
 # libsdp: sdp, both refused
-hold "$conf" /tmp/why.a /tmp/why.a connect:$addr:7802 connect:$addr:7801
+hold "$conf" /tmp/why.a connect:$addr:7802 connect:$addr:7801
 a=$bg_pid
 wait_for test -s /tmp/why.a
 expect "\"use sdp\": on SDP over RDMA, the rule and its line" $a \
@@ -113,11 +115,11 @@ expect "\"use both\" to a TCP-only server: TCP, refused" $a \
 	peer=$addr:7801 '^TCP\|libsdp: a "use both" rule, but the peer refused SDP .*\(Connection refused\) \(libsdp.conf line 3\)'
 
 # libsdp: a "use both" listener, then an SDP and a TCP client of it
-hold "$conf" /tmp/why.b /tmp/why.b tcp-listen:7804 accept:2
+hold "$conf" /tmp/why.b tcp-listen:7804 accept:2
 b=$bg_pid
 wait_for sdp_listening 7804
 wait_for tcp_listening 7804
-hold - /tmp/why.g /tmp/why.g sdp-connect:$addr:7804 connect:$addr:7804
+hold - /tmp/why.g sdp-connect:$addr:7804 connect:$addr:7804
 g=$bg_pid
 wait_for test -s /tmp/why.b
 expect "\"use both\" listener: on TCP and SDP" $b local=0.0.0.0:7804 \
@@ -132,17 +134,15 @@ check "... one accepted by TCP: the client spoke TCP" \
 
 # libsdp: "use both" to this host with the local transport off (it
 # reaches b's TCP side)
-echo 0 >/sys/module/ib_sdp/parameters/sdp_local
-hold "$conf" /tmp/why.c /tmp/why.c connect:127.0.0.1:7804
+hold "$conf" /tmp/why.c connect:127.0.0.1:7804
 c=$bg_pid
 wait_for test -s /tmp/why.c
 expect "\"use both\" to this host, sdp_local=0: no RDMA route, local transport off" \
 	$c peer=127.0.0.1:7804 '^TCP\|libsdp: a "use both" rule, but no RDMA route to the peer \(No such device\) \(libsdp.conf line 4\); the local transport is off \(sdp_local=0\)'
-echo 1 >/sys/module/ib_sdp/parameters/sdp_local
 
 # the module: IPPROTO_SDP to a TCP-only server, an IPPROTO_SDP listener
 # with a TCP client, an AF_INET_SDP connection
-hold - /tmp/why.d /tmp/why.d sdp-connect:$addr:7801 sdp-listen:7803
+hold - /tmp/why.d sdp-connect:$addr:7801 sdp-listen:7803
 d=$bg_pid
 sleep 600 | sdp_hold pair "$addr" 7806 >/tmp/why.h &
 wait_for test -s /tmp/why.d
@@ -158,7 +158,7 @@ expect "AF_INET_SDP: on SDP, the program asked for it" "$h" peer=$addr:7806 \
 expect "an IPPROTO_SDP listener: on SDP, says its TCP side" $d local=0.0.0.0:7803 \
 	'^SDP\|IPPROTO_SDP .*its TCP side takes TCP'"'"'s clients'
 kill $d
-hold - /tmp/why.e /tmp/why.e sdp-listen:7805 accept:1
+hold - /tmp/why.e sdp-listen:7805 accept:1
 e=$bg_pid
 wait_for sdp_listening 7805
 timeout 30 bash -c "exec 3<>/dev/tcp/$addr/7805; sleep 20" &
@@ -168,18 +168,21 @@ expect "a TCP client of an IPPROTO_SDP listener: accepted by its TCP side" \
 
 # the BPF policy's program: the same fallback (6.6 and later)
 if "$BPF" check >/dev/null 2>&1; then
+	grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
 	"$BPF" run -- python3 -c "$hold_prog" /tmp/why.f connect:$addr:7801 &
 	f=$!
 	wait_for test -s /tmp/why.f
-	fp=$(pgrep -f "why.f connect" | head -n 1)
+	# (the python, not sdp_bpf, whose command line names it too)
+	fp=$(pgrep -f "^python3 -c .*/tmp/why.f" | head -n 1)
 	expect "under sdp_bpf run, to a TCP-only server: TCP, the fallback named" \
 		"$fp" peer=$addr:7801 "^TCP\\|IPPROTO_SDP's connect went on by TCP: the peer refused SDP"
-	kill "$fp" 2>/dev/null
+	kill "$fp" $f 2>/dev/null
 	wait $f 2>/dev/null
 fi
 
 kill $a $b $c $e $g $h $srv 2>/dev/null
 wait 2>/dev/null
+echo 1 >/sys/module/ib_sdp/parameters/sdp_local
 rm -f "$conf" /tmp/why.?
 sdp_check_clean
 finish
