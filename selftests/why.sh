@@ -180,7 +180,8 @@ if "$BPF" check >/dev/null 2>&1; then
 	wait $f 2>/dev/null
 fi
 
-kill $a $b $c $e $g $h $srv 2>/dev/null
+# every job of ours (the sleep feeding sdp_hold too)
+kill $a $b $c $e $g $h $srv $(jobs -p) 2>/dev/null
 wait 2>/dev/null
 echo 1 >/sys/module/ib_sdp/parameters/sdp_local
 rm -f "$conf" /tmp/why.?
