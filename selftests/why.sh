@@ -181,6 +181,7 @@ if "$BPF" check >/dev/null 2>&1; then
 fi
 
 # every job of ours (the sleep feeding sdp_hold too)
+# shellcheck disable=SC2046 # job ids: numbers, to split
 kill $a $b $c $e $g $h $srv $(jobs -p) 2>/dev/null
 wait 2>/dev/null
 echo 1 >/sys/module/ib_sdp/parameters/sdp_local
