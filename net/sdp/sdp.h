@@ -129,9 +129,11 @@
 #define SDP_RESOLVE_MARGIN_MS	500
 #define SDP_RESOLVE_MAX_MS	60000
 /* How long a teardown lets the sends already posted (an Abort) go out
- * before the QP goes to error (sdp_rdma_tx_settle())
+ * before the QP goes to error, in all and without one completing
+ * (sdp_rdma_tx_settle())
  */
 #define SDP_TEARDOWN_SETTLE_MS	500
+#define SDP_TEARDOWN_IDLE_MS	50
 /* ports a connect() (then EADDRNOTAVAIL) or an unbound listen() (then
  * EADDRINUSE) tries on iWARP
  */

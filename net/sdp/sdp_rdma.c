@@ -330,20 +330,27 @@ static void sdp_rdma_reset(struct sdp_sock *ssk)
 /* Before the QP goes to error: the sends already posted, an Abort among
  * them, go out first, or draining would flush them unsent (6.12's rxe
  * sends from a workqueue, so one posted just before is still queued
- * there).  Bounded: a peer that acknowledges nothing does not hold the
- * teardown longer than SDP_TEARDOWN_SETTLE_MS.
+ * there).  Only while they make progress: once SDP_TEARDOWN_IDLE_MS pass
+ * without a send completing (a stalled peer or wire), or
+ * SDP_TEARDOWN_SETTLE_MS in all, the drain goes ahead.
  */
 static void sdp_rdma_tx_settle(struct sdp_sock *ssk)
 {
+	unsigned long idle = msecs_to_jiffies(SDP_TEARDOWN_IDLE_MS);
 	unsigned long end = jiffies + msecs_to_jiffies(SDP_TEARDOWN_SETTLE_MS);
+	unsigned long seen = jiffies, stamp;
 	struct sock *sk = &ssk->sk;
 	u32 wrs;
 
 	for (;;) {
 		lock_sock(sk);
 		wrs = ssk->conn->tx_wrs;
+		stamp = ssk->conn->tx_wr_stamp;
 		release_sock(sk);	/* completions on the backlog run */
-		if (!wrs || time_after(jiffies, end))
+		if (time_after(stamp, seen))
+			seen = stamp;
+		if (!wrs || time_after(jiffies, end) ||
+		    time_after(jiffies, seen + idle))
 			return;
 		usleep_range(200, 1000);
 	}
