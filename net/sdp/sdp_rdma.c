@@ -339,13 +339,14 @@ static void sdp_rdma_tx_settle(struct sdp_sock *ssk)
 	unsigned long idle = msecs_to_jiffies(SDP_TEARDOWN_IDLE_MS);
 	unsigned long end = jiffies + msecs_to_jiffies(SDP_TEARDOWN_SETTLE_MS);
 	unsigned long seen = jiffies, stamp;
+	struct sdp_conn *conn = ssk->conn;	/* the teardown's, till freed */
 	struct sock *sk = &ssk->sk;
 	u32 wrs;
 
 	for (;;) {
 		lock_sock(sk);
-		wrs = ssk->conn->tx_wrs;
-		stamp = ssk->conn->tx_wr_stamp;
+		wrs = conn->tx_wrs;
+		stamp = conn->tx_wr_stamp;
 		release_sock(sk);	/* completions on the backlog run */
 		if (time_after(stamp, seen))
 			seen = stamp;

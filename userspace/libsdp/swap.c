@@ -31,24 +31,12 @@
 #define SO_ZEROCOPY	60
 #endif
 
+/* the errors that say the peer has no SDP: those sdp_why_fallback()
+ * names a reason for (one list for both)
+ */
 bool sdp_fallback_errno(int err)
 {
-	switch (err) {
-	case EAFNOSUPPORT:	/* no ib_sdp */
-	case EPROTONOSUPPORT:
-	case ESOCKTNOSUPPORT:
-	case ENODEV:		/* no RDMA device for the address */
-	case ENXIO:
-	case EADDRNOTAVAIL:
-	case ENETDOWN:
-	case ENETUNREACH:
-	case EHOSTUNREACH:
-	case ECONNREFUSED:	/* RDMA there, no SDP listener */
-	case ECONNRESET:
-	case ETIMEDOUT:		/* no RDMA answer */
-		return true;
-	}
-	return false;
+	return sdp_why_fallback(err) != SDP_WHY_FAILED;
 }
 
 int sdp_family_of(int domain)
