@@ -42,7 +42,9 @@
  * SDP_LBENCH_ZCOPY_THRESH=N in the environment sets the client socket's
  * SDP_ZCOPY_THRESH (a fixed threshold: no adapting), SDP_LBENCH_BUSY_POLL=US
  * its SO_BUSY_POLL, and SDP_LBENCH_DELAY_US=US makes the server wait that
- * long before each echo of lat (a slow peer), SDP_LBENCH_RBUF=N the
+ * long before each echo of lat (a slow peer), SDP_LBENCH_SPLIT=N makes
+ * it echo in two writes, the first N bytes and then the rest (a header
+ * and a body, as a web server answers), SDP_LBENCH_RBUF=N the
  * server's read() size in bw (default SIZE: a reader smaller than the
  * writes), and SDP_LBENCH_CPU=1 makes bw print "cpu S R" too: the
  * sender's and the reader's CPU time (user and system) per MB, in us.
@@ -230,11 +232,17 @@ static void serve_one(int fd, int f)
 	} else if (ntohl(h.lat) == LB_LAT) {
 		long delay = getenv("SDP_LBENCH_DELAY_US") ?
 			     atol(getenv("SDP_LBENCH_DELAY_US")) : 0;
+		size_t split = getenv("SDP_LBENCH_SPLIT") ?
+			       strtoul(getenv("SDP_LBENCH_SPLIT"), NULL, 0) : 0;
 
+		if (split >= size)
+			split = 0;
 		while (!full(fd, buf, size, 1)) {
 			if (delay)
 				usleep(delay);
-			if (full(fd, buf, size, 0))
+			if (split && full(fd, buf, split, 0))
+				break;
+			if (full(fd, buf + split, size - split, 0))
 				break;
 		}
 	} else {

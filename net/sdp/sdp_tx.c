@@ -605,15 +605,19 @@ static s32 sdp_peer_credits(const struct sdp_conn *conn)
  * Only when it grants at least two more credits than the peer knows of,
  * so that two peers never answer each other's updates for ever (each
  * update costs the peer a buffer, which it posts again: one short of
- * answering); and only when the peer runs low or a quarter of the ring is
- * waiting to be told.
+ * answering); and only when the peer runs low or half the ring is waiting
+ * to be told.  Half, not less: a reply of two messages (a header, then a
+ * body, as a web server writes them) leaves its reader owing two credits,
+ * which its next request carries; an update for them would be a second
+ * message per round trip for the server to take in.  The peer keeps more
+ * than two credits meanwhile, and once it runs low the update goes out.
  *
- * The peer's bare updates do not count towards that quarter when its data
+ * The peer's bare updates do not count towards that half when its data
  * came with them: the reply the data usually asks for carries the credits.
- * Otherwise one request sent as two messages (a header, then a body) sets
- * off an update before the reply, which is a second message the peer
- * answers with an update before its next request, and so on for as long
- * as the connection lives: two messages each way per round trip.
+ * Otherwise one request sent as two messages sets off an update before
+ * the reply, which is a second message the peer answers with an update
+ * before its next request, and so on for as long as the connection lives:
+ * two messages each way per round trip.
  *
  * Return: true if a credit update should be posted now.
  */
@@ -631,5 +635,5 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 		return true;
 	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
 		more -= conn->rx_upd;
-	return more >= max_t(s32, 2, conn->rx_size / 4);
+	return more >= max_t(s32, 2, conn->rx_size / 2);
 }
