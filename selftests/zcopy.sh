@@ -149,22 +149,35 @@ kaddr() {	# text: no advertised address is a kernel address (bit 63)
 		[ $((x)) -ge 0 ] || return 1
 	done
 }
-sleep 60 | sdp_zc holdsend "$addr" 8150 block >/tmp/hold.out 2>&1 &
-sleep 1
+# held MODE PORT [HOW]: sdp_zc MODE in the background, holding its
+# transfer while its stdin is open (60 s at most); unheld MODE PORT ends
+# it and the sleep that holds its stdin, which would otherwise keep the
+# test's output open (and run_tests.sh waiting) for the rest of the 60 s
+held() {
+	sleep 60 | sdp_zc "$1" "$addr" "$2" ${3:+"$3"} >/tmp/hold.out 2>&1 &
+	sleep 1
+}
+unheld() {
+	pkill -f "$1 $addr $2"
+	# shellcheck disable=SC2046 # PIDs
+	kill $(jobs -p) 2>/dev/null
+	wait
+}
+
+held holdsend 8150 block
 out=$(timeout 60 sdp_evil "$addr" 8150 zc-stale 2>&1)
 echo "$out"
 check "control: the live key reads" grep -q "control: read ok" <<<"$out"
 check "after the transfer the old key is refused" grep -q "old key: refused" <<<"$out"
 check "the SrcAvail's address is not a kernel address" kaddr "$out"
-pkill -f "holdsend $addr 8150"
+unheld holdsend 8150
 
-sleep 60 | sdp_zc holdsend "$addr" 8155 block >/tmp/hold.out 2>&1 &
-sleep 1
+held holdsend 8155 block
 out=$(timeout 60 sdp_evil "$addr" 8155 zc-guess 2>&1)
 echo "$out"
 check "guess: control: the live key reads" grep -q "control: read ok" <<<"$out"
 check "guess: the next key is refused" grep -q "guessed key: refused" <<<"$out"
-pkill -f "holdsend $addr 8155"
+unheld holdsend 8155
 
 hold() {	# port mode how-to-end
 	local hp ep
@@ -198,8 +211,7 @@ hold 8160 block kill
 hold 8170 linger0 close
 
 # a SinkAvail's key, once recv() returned
-sleep 60 | sdp_zc holdrecv "$addr" 8180 >/tmp/hold.out 2>&1 &
-sleep 1
+held holdrecv 8180
 out=$(timeout 60 sdp_evil "$addr" 8180 zc-sink-stale 2>&1)
 echo "$out"
 check "SinkAvail: the live key is refused on another connection" \
@@ -208,6 +220,6 @@ check "SinkAvail: control: the live key writes" grep -q "control: write ok" <<<"
 check "SinkAvail: once recv() returned the old key is refused" \
 	grep -q "old key: refused" <<<"$out"
 check "the SinkAvail's address is not a kernel address" kaddr "$out"
-pkill -f "holdrecv $addr 8180"
+unheld holdrecv 8180
 sdp_check_clean
 finish
