@@ -47,6 +47,11 @@ fi
 default_to=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' settings 2>/dev/null)
 default_to=${default_to:-600}
 
+# a test whose output stays open this long after it ended fails
+held_max=10
+ended=$(mktemp)
+trap 'rm -f "$ended"' EXIT
+
 echo "TAP version 13"
 echo "1..${#tests[@]}"
 n=0 failed=0
@@ -56,9 +61,20 @@ for t in "${tests[@]}"; do
 	start=$(date +%s)
 	to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -n 1)
 	to=${TEST_TIMEOUT:-$(( ${to:-$default_to} * ${SDP_TIME_SCALE:-1} ))}
-	timeout -k 10 "$to" "./$t" $arg 2>&1 | sed -u 's/^/# /'
-	rc=${PIPESTATUS[0]}
+	# the test's status and when it ended, apart from when its output
+	# did: what it left running with the output open (a background
+	# sleep) keeps this loop waiting, and runs into the next test
+	{
+		timeout -k 10 "$to" "./$t" $arg 2>&1
+		echo "$? $(date +%s)" >"$ended"
+	} | sed -u 's/^/# /'
+	read -r rc end <"$ended" || rc=1 end=$start
 	secs=$(( $(date +%s) - start ))
+	held=$(( $(date +%s) - end ))
+	if [ "$held" -gt "$held_max" ] && [ "$rc" = 0 ]; then
+		echo "# $t ended, but what it left running kept its output open ${held} s more"
+		rc=1
+	fi
 	case "$rc" in
 	0) echo "ok $n selftests: sdp: $t # ${secs}s" ;;
 	4) echo "ok $n selftests: sdp: $t # SKIP" ;;
