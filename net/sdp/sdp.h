@@ -503,6 +503,10 @@ struct sdp_conn {
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
 	u32			rx_upd;		/* bare updates received after it */
+	bool			tx_asked;	/* the last Data or SrcAvail we
+						 * sent had bytes: what the peer
+						 * sends now likely answers them
+						 */
 
 	/* send side: buffers allocated on demand, each on tx_free,
 	 * tx_queue or posted (or zc->pend_buf), freed when idle

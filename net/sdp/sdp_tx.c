@@ -584,6 +584,9 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
 	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
 		conn->zc_data_mseq = conn->tx_mseq;
+	if (buf->mid == SDP_MID_DATA || buf->mid == SDP_MID_SRC_AVAIL)
+		conn->tx_asked = buf->mid == SDP_MID_SRC_AVAIL ||
+				 buf->len > sizeof(*h);
 	conn->adv_bufs = sdp_rx_adv(conn);
 	conn->adv_ack = conn->rx_mseq;
 	conn->rx_upd = 0;
@@ -605,14 +608,16 @@ static s32 sdp_peer_credits(const struct sdp_conn *conn)
  * Only when it grants at least two more credits than the peer knows of,
  * so that two peers never answer each other's updates for ever (each
  * update costs the peer a buffer, which it posts again: one short of
- * answering); and only when the peer runs low or half the ring is waiting
- * to be told.  Half, not less: a reply of two messages (a header, then a
- * body, as a web server writes them) leaves its reader owing two credits,
- * which its next request carries; an update for them would be a second
- * message per round trip for the server to take in.  The peer keeps more
- * than two credits meanwhile, and once it runs low the update goes out.
+ * answering); and only when the peer runs low or a quarter of the ring is
+ * waiting to be told, half of it while the peer answers data of ours.
+ * Half there: a reply of two messages (a header, then a body, as a web
+ * server writes them) leaves its reader owing two credits, which its next
+ * request carries; an update for them would be a second message per round
+ * trip for the server to take in.  A quarter otherwise: a reader of a
+ * one-way stream tells the writer of freed buffers early, before the
+ * writer runs dry in a round trip longer than its sends.
  *
- * The peer's bare updates do not count towards that half when its data
+ * The peer's bare updates do not count towards that share when its data
  * came with them: the reply the data usually asks for carries the credits.
  * Otherwise one request sent as two messages sets off an update before
  * the reply, which is a second message the peer answers with an update
@@ -635,5 +640,5 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 		return true;
 	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
 		more -= conn->rx_upd;
-	return more >= max_t(s32, 2, conn->rx_size / 2);
+	return more >= max_t(s32, 2, conn->rx_size / (conn->tx_asked ? 2 : 4));
 }
