@@ -32,8 +32,9 @@ done
 sdp_unload
 rm -f /etc/libsdp.conf	# an earlier test's; the package brings its own
 t0=$SECONDS
+# (dpkg's output in a file, the check's own line kept)
 check "dpkg -i the three packages (DKMS builds ib_sdp)" \
-	dpkg -i "${debs[@]}" >/tmp/dpkg.log 2>&1 || tail -n 30 /tmp/dpkg.log
+	bash -c 'dpkg -i "$@" >/tmp/dpkg.log 2>&1' _ "${debs[@]}" || tail -n 30 /tmp/dpkg.log
 echo "# installed in $((SECONDS - t0)) s"
 check "dkms: ib_sdp/$ver installed for $KVER" \
 	bash -c "dkms status ib_sdp/$ver -k $KVER | grep -q 'installed'"
@@ -81,7 +82,7 @@ for m in sdp.7 sdpstat.8 sdp_run.8 libsdp.conf.5; do
 done
 
 check "modprobe -r ib_sdp" modprobe -r ib_sdp
-check "dpkg --purge" dpkg --purge ib-sdp-dkms libsdp1 sdp-utils >/tmp/purge.log 2>&1 ||
+check "dpkg --purge" bash -c 'dpkg --purge ib-sdp-dkms libsdp1 sdp-utils >/tmp/purge.log 2>&1' ||
 	tail -n 30 /tmp/purge.log
 check "no module left" bash -c "! ls /lib/modules/$KVER/updates/dkms/ib_sdp.ko* 2>/dev/null"
 check "modprobe ib_sdp fails" bash -c "! modprobe ib_sdp 2>/dev/null"

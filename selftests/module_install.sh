@@ -9,7 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 sdp_unload
-check "make install" make -s -C "$SDP_REPO" install KO="$SDP_KO" >/dev/null
+# (make's output away, the check's own line kept)
+check "make install" bash -c 'make -s -C "$1" install KO="$2" >/dev/null' _ \
+	"$SDP_REPO" "$SDP_KO"
 check "module installed under updates/" test -f "/lib/modules/$KVER/updates/ib_sdp.ko"
 check "uapi header installed" test -f /usr/local/include/linux/sdp.h
 check "libsdp.so installed" test -f /usr/local/lib/libsdp.so
@@ -37,7 +39,7 @@ for fam in 27 28; do
 	check "unload" rmmod ib_sdp
 done
 
-check "make uninstall" make -s -C "$SDP_REPO" uninstall >/dev/null
+check "make uninstall" bash -c 'make -s -C "$1" uninstall >/dev/null' _ "$SDP_REPO"
 check "libsdp, sdp_run and sdpstat removed" test ! -e /usr/local/lib/libsdp.so -a \
 	! -e /usr/local/lib/libsdp.so.1 -a ! -e /usr/local/bin/sdp_run -a \
 	! -e /usr/local/sbin/sdpstat
