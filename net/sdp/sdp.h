@@ -503,10 +503,6 @@ struct sdp_conn {
 	u32			adv_bufs;	/* bufs in the last header we sent */
 	u32			adv_ack;	/* mseq_ack in the last header we sent */
 	u32			rx_upd;		/* bare updates received after it */
-	bool			tx_asked;	/* the last Data or SrcAvail we
-						 * sent had bytes: what the peer
-						 * sends now likely answers them
-						 */
 
 	/* send side: buffers allocated on demand, each on tx_free,
 	 * tx_queue or posted (or zc->pend_buf), freed when idle
@@ -559,7 +555,10 @@ struct sdp_conn {
 	bool			zc_cancel_ack;	/* SinkCancelAck to send */
 	u32			zc_wrcompl;	/* RdmaWrCompl to send: bytes */
 	bool			zc_writing;	/* RDMA WRITEs under way */
-	u32			zc_data_mseq;	/* our last data-bearing message */
+	u32			zc_data_mseq;	/* our last data-bearing message
+						 * (stale SinkAvails, and the
+						 * credit update rule)
+						 */
 	struct {			/* the peer's SinkAvail */
 		u64		addr;
 		u32		rkey;

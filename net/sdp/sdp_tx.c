@@ -584,9 +584,6 @@ int sdp_post_send(struct sdp_sock *ssk, struct sdp_buf *buf)
 	if ((buf->mid == SDP_MID_DATA && buf->len > sizeof(*h)) ||
 	    buf->mid == SDP_MID_SRC_AVAIL || buf->mid == SDP_MID_RDMA_WR_COMPL)
 		conn->zc_data_mseq = conn->tx_mseq;
-	if (buf->mid == SDP_MID_DATA || buf->mid == SDP_MID_SRC_AVAIL)
-		conn->tx_asked = buf->mid == SDP_MID_SRC_AVAIL ||
-				 buf->len > sizeof(*h);
 	conn->adv_bufs = sdp_rx_adv(conn);
 	conn->adv_ack = conn->rx_mseq;
 	conn->rx_upd = 0;
@@ -631,6 +628,8 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 	const struct sdp_conn *conn = ssk->conn;
 	s32 peer = sdp_peer_credits(conn);
 	s32 more = (s32)sdp_rx_adv(conn) - peer;
+	/* our last message carried bytes: the peer's now likely answer it */
+	bool asked = conn->tx_mseq && conn->zc_data_mseq == conn->tx_mseq;
 
 	sdp_assert_locked(ssk);
 
@@ -640,5 +639,5 @@ bool sdp_need_credit_update(const struct sdp_sock *ssk)
 		return true;
 	if (conn->rx_mseq - conn->adv_ack > conn->rx_upd)
 		more -= conn->rx_upd;
-	return more >= max_t(s32, 2, conn->rx_size / (conn->tx_asked ? 2 : 4));
+	return more >= max_t(s32, 2, conn->rx_size / (asked ? 2 : 4));
 }
