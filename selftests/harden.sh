@@ -21,13 +21,14 @@
 #    moved by libsdp and one moved by the BPF policy, by either transport;
 #  - the kernel log stays clean (vm-run), nothing leaks, the module
 #    unloads.
-# SDP_HARDEN_SECS: seconds of each race (default 10; 3 in make check's
-# smoke suite, SDP_SMOKE=1, whose kernel runs them 10 s in make
-# check-full: the smoke suite is there for what differs by kernel, here
-# the Landlock part).
+# SDP_HARDEN_SECS: seconds of each race (default 10; 5 in make check,
+# SDP_QUICK=1, and 3 in its smoke suite, SDP_SMOKE=1, whose kernel runs
+# them 10 s in make check-full: the smoke suite is there for what
+# differs by kernel, here the Landlock part).
 . "$(dirname "$0")/lib.sh"
 T=$(dirname "$0")
 race=10
+[ "${SDP_QUICK:-0}" = 1 ] && race=5
 [ "${SDP_SMOKE:-0}" = 1 ] && race=3
 secs=$((${SDP_HARDEN_SECS:-$race} * ${SDP_TIME_SCALE:-1}))
 

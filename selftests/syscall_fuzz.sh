@@ -5,7 +5,7 @@
 # (trinity_sdp.so: families 27 and 28, IPPROTO_SDP in AF_INET and
 # AF_INET6; some listening, some connected to a server of ours with
 # regions asked for), fuzzing the socket calls on them for
-# SDP_FUZZ_SECS seconds (default 30 with SDP_QUICK=1, as in make check,
+# SDP_FUZZ_SECS seconds (default 20 with SDP_QUICK=1, as in make check,
 # else 120; times SDP_TIME_SCALE) by each
 # transport in turn: the local one (127.0.0.1), then RDMA (rxe).
 # Afterwards the kernel log is clean (vm-run), no socket, memory or RDMA
@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 T=$(cd "$(dirname "$0")" && pwd)
 quick_secs=120
-[ "${SDP_QUICK:-0}" = 1 ] && quick_secs=30
+[ "${SDP_QUICK:-0}" = 1 ] && quick_secs=20
 secs=$((${SDP_FUZZ_SECS:-$quick_secs} * ${SDP_TIME_SCALE:-1}))
 
 command -v trinity >/dev/null || { echo "trinity missing (make deps)"; exit 1; }

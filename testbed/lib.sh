@@ -66,6 +66,12 @@ testbed_ko() {
 	echo "build/kmod/$(testbed_kver)/net/sdp/ib_sdp.ko"
 }
 
+# make's -j for a module build: every CPU, unless a make above already
+# shares its job slots (then the build takes its share of those)
+kbuild_jobs() {
+	[[ ${MAKEFLAGS:-} == *jobserver* ]] || echo "-j$(nproc)"
+}
+
 die() {
 	echo "testbed: $*" >&2
 	exit 125
